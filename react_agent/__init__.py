@@ -1,0 +1,33 @@
+"""react-agent: a prompt-driven JSON ReAct agent for models without native function calling.
+
+Quick start::
+
+    from react_agent import Agent, Toolbox
+    from react_agent.models import LlamaCppModel
+
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def get_weather(city: str) -> str:
+        '''Get the current weather for a city.'''
+        return "sunny, 22 °C"
+
+    result = Agent(LlamaCppModel(), toolbox).run("Weather in Paris?")
+    print(result.status, result.final_answer)
+"""
+
+from .agent import STATUSES, Agent, AgentConfig, RunResult, Step
+from .errors import (
+    ConfigError, ModelError, OutputParseError, ReactAgentError, ToolDefinitionError,
+)
+from .invoker import ToolResult
+from .parser import Reply, ToolCall, parse_reply
+from .toolbox import Tool, Toolbox
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "STATUSES", "Agent", "AgentConfig", "ConfigError", "ModelError", "OutputParseError",
+    "ReactAgentError", "Reply", "RunResult", "Step", "Tool", "ToolCall", "ToolDefinitionError",
+    "ToolResult", "Toolbox", "__version__", "parse_reply",
+]

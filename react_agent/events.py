@@ -1,0 +1,83 @@
+"""Events of a run, yielded by :meth:`Agent.iter` in the order they happen.
+
+The CLI printer, trace writers and user code all consume the same events; the library itself
+never prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .agent import RunResult, Step
+    from .invoker import ToolResult
+    from .parser import Reply, ToolCall
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """The run began. ``system_prompt`` is the rendered system message."""
+
+    task: str
+    system_prompt: str
+
+
+@dataclass(frozen=True)
+class ModelCallStarted:
+    """The model is being asked for step ``index`` (1-based; counts every model call)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ReplyParsed:
+    """The model replied and the parser found an action."""
+
+    step: Step
+    reply: Reply
+
+
+@dataclass(frozen=True)
+class ParseFailed:
+    """The model's reply held no usable action; ``message`` goes back to the model."""
+
+    step: Step
+    message: str
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    """A tool call is about to run."""
+
+    step: Step
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    """A tool call finished (or failed, timed out, or was refused): ``result.observation``."""
+
+    step: Step
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """The model gave its final answer."""
+
+    step: Step
+    text: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """The run ended; ``result.status`` says how."""
+
+    result: RunResult
+
+
+Event = (
+    RunStarted | ModelCallStarted | ReplyParsed | ParseFailed | ToolStarted | ToolFinished
+    | FinalAnswer | RunFinished
+)

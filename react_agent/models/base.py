@@ -1,0 +1,41 @@
+"""The model backend protocol: a chat model takes OpenAI-style messages and returns text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+Message = dict[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """One completion.
+
+    Attributes:
+        text: the raw reply text.
+        prompt_tokens: tokens the backend counted in the prompt (``None`` if it did not say).
+        completion_tokens: tokens generated (``None`` if unknown).
+        finish_reason: the backend's stop reason (``"stop"``, ``"length"``, ...) if known.
+    """
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """What the agent needs from a model. Any object with this method works.
+
+    ``complete`` returns the reply to ``messages`` (a list of ``{"role", "content"}`` dicts, no
+    ``tools=``) and raises :class:`react_agent.errors.ModelError` when the backend fails after its
+    own retries.
+    """
+
+    name: str
+
+    def complete(self, messages: Sequence[Message]) -> ModelReply: ...

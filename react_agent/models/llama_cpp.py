@@ -1,0 +1,103 @@
+"""The embedded model: llama.cpp in-process through ``llama-cpp-python`` (the ``local`` extra)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, ModelError
+from .base import Message, ModelReply
+from .weights import Progress, default_model_path
+
+
+class LlamaCppModel:
+    """A GGUF model run in this process by llama.cpp.
+
+    Args:
+        model_path: a GGUF file; ``None`` = the bundled Qwen2.5-Coder-1.5B-Instruct Q4_K_M,
+            assembled on first use (see :mod:`react_agent.models.weights`).
+        n_ctx: context window in tokens.
+        n_threads: CPU threads; ``None`` = all cores.
+        temperature: 0 (deterministic) by default.
+        max_tokens: cap on one reply, in tokens.
+        seed: sampling seed.
+        progress: called with ``(bytes_done, bytes_total)`` while the default weights are assembled.
+
+    The model loads on the first :meth:`complete` (or :meth:`load`). llama.cpp reuses its KV cache
+    for the common prefix of consecutive requests, so an append-only history only pays for the
+    new tokens of each step.
+
+    Raises:
+        ConfigError: llama-cpp-python or the weights are not installed, or the file is not a GGUF.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        seed: int = 0,
+        progress: Progress | None = None,
+    ) -> None:
+        self.model_path = Path(model_path) if model_path else None
+        if self.model_path is not None and not self.model_path.is_file():
+            raise ConfigError(f"No GGUF model file at {self.model_path}.")
+        self.n_ctx, self.n_threads, self.seed = n_ctx, n_threads or os.cpu_count() or 1, seed
+        self.temperature, self.max_tokens, self.progress = temperature, max_tokens, progress
+        self._llama: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.model_path.name if self.model_path else "local (Qwen2.5-Coder-1.5B-Instruct)"
+
+    def load(self) -> None:
+        """Load the weights now (otherwise the first call does)."""
+        if self._llama is not None:
+            return
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:
+            raise ConfigError(
+                "The embedded model needs llama-cpp-python: pip install 'react-agent[local]' "
+                "(compiles llama.cpp, about 10 minutes the first time) -- or use a server with "
+                "--base-url URL."
+            ) from exc
+        path = self.model_path or default_model_path(self.progress)
+        try:
+            self._llama = Llama(
+                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                seed=self.seed, verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ConfigError(f"llama.cpp could not load {path}: {exc}") from exc
+        self.model_path = path
+
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
+        with self._lock:  # one llama context: one request at a time
+            self.load()
+            try:
+                out = self._llama.create_chat_completion(
+                    messages=list(messages), temperature=self.temperature,
+                    max_tokens=self.max_tokens, seed=self.seed,
+                )
+            except ValueError as exc:  # llama-cpp-python reports context overflow this way
+                raise ModelError(
+                    f"The conversation no longer fits the model's context window "
+                    f"({self.n_ctx} tokens): {exc}. Use fewer steps or a larger n_ctx.",
+                    cause="context_length",
+                ) from exc
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return ModelReply(
+            text=choice["message"].get("content") or "",
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            finish_reason=choice.get("finish_reason"),
+        )

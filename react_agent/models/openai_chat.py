@@ -1,0 +1,146 @@
+"""Any OpenAI-compatible chat endpoint (OpenAI, llama.cpp server, vLLM, Ollama, LM Studio, ...)
+through the official ``openai`` SDK. Only plain messages are sent: never ``tools=``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import ConfigError, ModelError
+from .base import Message, ModelReply
+
+
+class OpenAIChatModel:
+    """A chat model behind an OpenAI-compatible HTTP API.
+
+    Args:
+        model: the model name; ``None`` = ``$OPENAI_MODEL``, else the first model the server lists
+            (local servers usually serve exactly one).
+        base_url: e.g. ``http://127.0.0.1:8080/v1``; ``None`` = ``$OPENAI_BASE_URL``, else OpenAI.
+        api_key: ``None`` = ``$OPENAI_API_KEY``, else a placeholder (local servers ignore it).
+        temperature: sampling temperature (0 = deterministic, the default).
+        max_tokens: cap on the reply length, in tokens.
+        timeout: seconds to wait for one HTTP request.
+        max_retries: the SDK's own retries (with backoff) on connection errors, 408/409/429/5xx.
+        extra_body: extra JSON fields for the request (server-specific options).
+
+    ``complete`` raises :class:`ModelError` naming the cause and the URL when the server fails.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        timeout: float = 120.0,
+        max_retries: int = 2,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - openai is a core dependency
+            raise ConfigError("OpenAIChatModel needs the openai package: pip install openai") from exc
+        self._openai = openai
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        self.client = openai.OpenAI(
+            base_url=self.base_url, api_key=key, timeout=timeout, max_retries=max_retries
+        )
+        self._model = model or os.environ.get("OPENAI_MODEL")
+        self.temperature, self.max_tokens, self.extra_body = temperature, max_tokens, extra_body
+
+    @property
+    def name(self) -> str:
+        return self._model or f"(first model at {self.base_url})"
+
+    def model_name(self) -> str:
+        """The model name in use; asks the server's ``/models`` the first time if none was given."""
+        if self._model is None:
+            try:
+                listed = self.client.models.list().data
+            except self._openai.OpenAIError as exc:
+                raise self._explain(exc) from exc
+            if not listed:
+                raise ModelError(
+                    f"The server at {self.base_url} lists no models; pass --model NAME.",
+                    cause="not_found",
+                )
+            self._model = listed[0].id
+        return self._model
+
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
+        model = self.model_name()
+        try:
+            response = self.client.chat.completions.create(
+                model=model,
+                messages=list(messages),  # type: ignore[arg-type]
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                extra_body=self.extra_body,
+            )
+        except self._openai.OpenAIError as exc:
+            raise self._explain(exc) from exc
+        if not getattr(response, "choices", None):
+            raise ModelError(
+                f"The server at {self.base_url} answered with no choices (model {model}); "
+                "check the server's log.",
+                cause="empty_reply",
+            )
+        choice = response.choices[0]
+        usage = getattr(response, "usage", None)
+        return ModelReply(
+            text=choice.message.content or "",
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+            finish_reason=choice.finish_reason,
+        )
+
+    def _explain(self, exc: Exception) -> ModelError:
+        """Turn an SDK exception into a ModelError that names the cause, the URL and the fix."""
+        o, url, model = self._openai, self.base_url, self._model
+        detail = str(getattr(exc, "message", "") or exc)[:300]
+        if isinstance(exc, o.APITimeoutError):
+            return ModelError(
+                f"The model server at {url} did not answer in time (after retries). It may be "
+                "overloaded or the reply too long; try again or raise the timeout.",
+                cause="timeout",
+            )
+        if isinstance(exc, o.APIConnectionError):
+            return ModelError(
+                f"Could not connect to the model server at {url}. Is it running? Start it, or "
+                "pass the right --base-url (it usually ends in /v1).",
+                cause="connection",
+            )
+        if isinstance(exc, (o.AuthenticationError, o.PermissionDeniedError)):
+            return ModelError(
+                f"The model server at {url} refused the API key ({exc.status_code}): {detail}. "
+                "Set OPENAI_API_KEY or pass --api-key.",
+                cause="auth",
+            )
+        if isinstance(exc, o.NotFoundError):
+            return ModelError(
+                f"Not found at {url} (model {model!r}): {detail}. Check the model name "
+                "(the server's /models lists them) and that the URL ends in /v1.",
+                cause="not_found",
+            )
+        if isinstance(exc, o.BadRequestError):
+            low = detail.lower()
+            if "context" in low or "too long" in low or "maximum" in low and "token" in low:
+                return ModelError(
+                    f"The conversation no longer fits the model's context window at {url}: "
+                    f"{detail}. Use fewer steps, shorter observations or a larger context.",
+                    cause="context_length",
+                )
+            return ModelError(f"The model server at {url} rejected the request: {detail}",
+                              cause="bad_request")
+        if isinstance(exc, o.APIStatusError):
+            return ModelError(
+                f"The model server at {url} failed with HTTP {exc.status_code} (after retries): "
+                f"{detail}. Check the server's log.",
+                cause="server",
+            )
+        return ModelError(f"The model server at {url} failed: {detail}", cause="other")

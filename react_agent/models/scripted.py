@@ -1,0 +1,45 @@
+"""A deterministic model that replays given replies: for tests, demos and scripted tasks
+(after mini-swe-agent's ``DeterministicModel`` and pydantic-ai's ``FunctionModel``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from ..errors import ModelError
+from .base import Message, ModelReply
+
+Responder = Callable[[Sequence[Message]], str]
+
+
+class ScriptedModel:
+    """Replays ``replies`` in order, one per call.
+
+    Each item is either the reply text or a function ``messages -> text`` (to answer from what the
+    agent sent, or to raise :class:`ModelError` and simulate a failing server). Every call's
+    messages are kept in :attr:`calls` so tests can check what the model was shown.
+
+    Token usage is estimated as characters / 4 (there is no tokenizer).
+
+    Raises (from :meth:`complete`):
+        ModelError: with ``cause="exhausted"`` when asked for more replies than were given.
+    """
+
+    name = "scripted"
+
+    def __init__(self, replies: Iterable[str | Responder]) -> None:
+        self.replies: list[str | Responder] = list(replies)
+        self.calls: list[list[Message]] = []
+
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
+        self.calls.append([dict(m) for m in messages])
+        index = len(self.calls) - 1
+        if index >= len(self.replies):
+            raise ModelError(
+                f"ScriptedModel has only {len(self.replies)} replies and was asked for reply "
+                f"{index + 1}; add replies to the script.",
+                cause="exhausted",
+            )
+        item = self.replies[index]
+        text = item(messages) if callable(item) else item
+        prompt_chars = sum(len(m["content"]) for m in messages)
+        return ModelReply(text, prompt_chars // 4, len(text) // 4, "stop")

@@ -1,0 +1,733 @@
+"""The tolerant parser: a raw model reply -> :class:`Reply` (thought, tool calls or final answer).
+
+Stages, tried in order (the stage that succeeded is recorded on the Reply):
+
+1. ``direct``: the whole reply (after removing a BOM and ``<think>`` reasoning) is one JSON value.
+2. ``fenced``: the first envelope found is the content of a Markdown fence (```json, ```, ~~~).
+3. ``fallback``: the first envelope found in prose, or ReAct text (``Action:`` / ``Action Input:``,
+   ``Final Answer:``).
+4. ``repaired``: the envelope needed a dialect repair (Python-dict quotes and literals, trailing
+   commas, comments, bare keys, fullwidth punctuation, invalid escapes, unescaped inner quotes,
+   curly-quote delimiters) or only its final ``}`` was missing.
+
+Candidates are found by one linear scan that matches brackets with a stack, reading strings only
+where JSON can hold one, so prose apostrophes, braces inside strings and thousands of unmatched
+braces cost no more than their length. The first complete envelope wins; text after it (invented
+observations, further steps) is ignored. Anything that cannot be honestly recovered raises
+:class:`OutputParseError` with a message written for the model. The policies are those of the
+shared parser catalogue (``tests/data/parser_cases.jsonl``); the README lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import prompts
+from .errors import OutputParseError
+
+NAME_KEYS = ("name", "tool", "tool_name", "function")
+ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
+FINAL_KEYS = ("final_answer", "answer", "final", "response")
+_CALL_KEYS = {*NAME_KEYS, *ARGS_KEYS, "thought", "id", "type"}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call requested by the model: ``name`` and its ``args`` (a JSON object)."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "args": self.args}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the parser found in one model reply.
+
+    Exactly one of ``tool_calls`` (non-empty, in the order given) and ``final_answer`` is set.
+
+    Attributes:
+        thought: the model's thought (from the JSON, else from a ``Thought:`` line), or ``None``.
+        tool_calls: the calls to run; several mean independent calls that may run concurrently.
+        final_answer: the answer text (always a string), or ``None``.
+        stage: ``"direct"``, ``"fenced"``, ``"fallback"`` or ``"repaired"``.
+        repairs: what was cleaned or repaired on the way, in words (e.g. ``"trailing commas"``).
+    """
+
+    thought: str | None
+    tool_calls: list[ToolCall]
+    final_answer: str | None
+    stage: str
+    repairs: tuple[str, ...] = ()
+
+
+class _Shape(Exception):
+    """An envelope that is there but unusable (conflicting or malformed action)."""
+
+    def __init__(self, kind: str, problem: str):
+        super().__init__(problem)
+        self.kind, self.problem = kind, problem
+
+
+def parse_error(kind: str, problem: str, position: int | None = None) -> OutputParseError:
+    """Build the :class:`OutputParseError` for ``problem``, rendered from ``prompts/parse_error.md``."""
+    return OutputParseError(
+        prompts.render("parse_error", problem=problem), kind=kind, problem=problem,
+        position=position,
+    )
+
+
+def parse_reply(text: str) -> Reply:
+    """Parse one raw model reply.
+
+    Args:
+        text: the model's reply exactly as returned.
+
+    Returns:
+        The :class:`Reply` of the first complete envelope.
+
+    Raises:
+        OutputParseError: nothing usable; ``str(err)`` tells the model what was wrong and what
+            to send instead, ``err.kind`` names the defect.
+    """
+    cleaned, repairs = _strip_reasoning(text)
+    if not cleaned.strip():
+        if repairs:
+            raise parse_error(
+                "no_action", "It held only reasoning (a <think> block) and no JSON object."
+            )
+        raise parse_error("empty", "It was empty.")
+    body = cleaned.strip()
+    pending: _Shape | None = None
+
+    # Stage 1: the whole reply is one JSON value.
+    value = _loads(body)
+    if value is not _FAIL:
+        try:
+            reply = _interpret(value, "direct", repairs)
+        except _Shape as shape:
+            if shape.kind != "no_action":
+                raise parse_error(shape.kind, shape.problem) from None
+            pending = shape
+        else:
+            if reply is not None:
+                return _with_thought_line(reply, body, 0)
+
+    # Stages 2-4: candidates found by the scan, first string-aware, then bracket-only.
+    first_failure: tuple[int, str] | None = None
+    scan = _scan(body, string_aware=True)
+    seen: set[tuple[int, int]] = set()
+    for pass_scan in (scan, None):
+        spans = pass_scan.spans if pass_scan else _scan(body, string_aware=False).spans
+        for start, end in spans:
+            if (start, end) in seen or not _could_be_envelope(body, start, end):
+                continue
+            if _is_keyed_value(body, start):
+                continue  # the value of a key in an object that never closed (truncation)
+            seen.add((start, end))
+            value, fixes, error = _load_or_repair(body[start:end])
+            if value is _FAIL:
+                first_failure = first_failure or (start, error)
+                continue
+            stage = "repaired" if fixes else ("fenced" if _in_fence(body, start) else "fallback")
+            try:
+                reply = _interpret(value, stage, (*repairs, *fixes))
+            except _Shape as shape:
+                if shape.kind != "no_action":
+                    raise parse_error(shape.kind, shape.problem, start) from None
+                pending = pending or shape
+                continue
+            if reply is not None:
+                return _with_thought_line(reply, body, start)
+
+    react = _react_text(body, scan.spans, repairs)
+    if react is not None:
+        return react
+
+    # Truncation: only the envelope's own final "}" may be supplied.
+    if scan.in_string_at is not None:
+        pos = scan.in_string_at
+        raise parse_error(
+            "truncated",
+            f"It was cut off inside a string that starts at character {pos} "
+            f"({_quote(body[pos:pos + 40])}...). Keep the reply shorter.",
+            pos,
+        )
+    if scan.unclosed:
+        reply = _close_truncated(body, scan.unclosed[-1], repairs)
+        if reply is not None:
+            return reply
+        pos = scan.unclosed[-1]
+        raise parse_error(
+            "truncated",
+            f"It ended before the JSON object that starts at character {pos} was closed "
+            f"({_quote(body[pos:pos + 40])}...).",
+            pos,
+        )
+    if pending is not None:
+        raise parse_error(pending.kind, pending.problem)
+    if first_failure is not None:
+        pos, error = first_failure
+        raise parse_error(
+            "invalid_json",
+            f"The JSON object at character {pos} ({_quote(body[pos:pos + 40])}...) is not "
+            f"valid JSON: {error}.",
+            pos,
+        )
+    fence = _FENCE.search(body)
+    if fence and fence.group(2).lower() not in ("", "json", "json5", "jsonc"):
+        raise parse_error(
+            "code",
+            f"It held a {fence.group(2)} code block instead of the JSON object. Code is never run.",
+            fence.start(),
+        )
+    raise parse_error("no_json", f"It held no JSON object: {_quote(body[:60])}.")
+
+
+def strip_reasoning(text: str) -> str:
+    """``text`` without ``<think>…</think>`` reasoning (what the agent sends back as history)."""
+    return _strip_reasoning(text)[0].strip()
+
+
+# -- reasoning, fences, thought lines ----------------------------------------------------------
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([A-Za-z0-9_+.-]*)[ \t]*$", re.MULTILINE)
+_THOUGHT_LINE = re.compile(r"^[ \t]*Thought[ \t]*:[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
+_ACTION_LINE = re.compile(
+    r"^[ \t]*Action[ \t]*:[ \t]*([A-Za-z_][\w.-]*)[ \t]*(\()?", re.MULTILINE | re.IGNORECASE
+)
+_ACTION_INPUT = re.compile(r"^[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE)
+_FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
+_TOOL_CALL_TAG = re.compile(r"</?tool_call>", re.IGNORECASE)
+
+
+def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
+    """Remove a BOM, ``<think>…</think>`` blocks and ``<tool_call>`` tags."""
+    repairs: list[str] = []
+    text = text.lstrip("\ufeff")
+    lower = text.lower()
+    if _THINK_OPEN in lower or _THINK_CLOSE in lower:
+        out, pos = [], 0
+        while True:
+            open_at = lower.find(_THINK_OPEN, pos)
+            close_at = lower.find(_THINK_CLOSE, pos)
+            if close_at != -1 and (open_at == -1 or close_at < open_at):
+                out = []  # an orphan closing tag: everything before it was reasoning
+                pos = close_at + len(_THINK_CLOSE)
+            elif open_at != -1:
+                out.append(text[pos:open_at])
+                close_at = lower.find(_THINK_CLOSE, open_at)
+                if close_at == -1:  # unclosed: only the tag goes
+                    pos = open_at + len(_THINK_OPEN)
+                    out.append(text[pos:])
+                    pos = len(text)
+                    break
+                pos = close_at + len(_THINK_CLOSE)
+            else:
+                break
+        out.append(text[pos:])
+        text = "".join(out)
+        repairs.append("removed <think> reasoning")
+    if "tool_call>" in text.lower():
+        text = _TOOL_CALL_TAG.sub("", text)
+        repairs.append("removed <tool_call> tags")
+    return text, tuple(repairs)
+
+
+def _in_fence(text: str, start: int) -> bool:
+    """True if the value at ``start`` is the first thing after a fence line."""
+    line_start = text.rfind("\n", 0, start)
+    if line_start == -1 or text[line_start + 1:start].strip():
+        return False
+    prev_end = line_start
+    prev_start = text.rfind("\n", 0, prev_end) + 1
+    return bool(_FENCE.fullmatch(text, prev_start, prev_end))
+
+
+def _with_thought_line(reply: Reply, text: str, start: int) -> Reply:
+    """Supply the thought from a ``Thought:`` line before the JSON when the JSON has none."""
+    if reply.thought is not None:
+        return reply
+    m = None
+    for m in _THOUGHT_LINE.finditer(text, 0, start):
+        break
+    if m is None:
+        return reply
+    return Reply(m.group(1).strip(), reply.tool_calls, reply.final_answer, reply.stage, reply.repairs)
+
+
+def _react_text(text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...]) -> Reply | None:
+    """ReAct text: ``Action: tool`` + ``Action Input: {...}``, ``Action: tool({...})``, or
+    ``Final Answer: ...``. The first marker wins; what follows it was written without an
+    observation and is ignored."""
+    action = _ACTION_LINE.search(text)
+    final = _FINAL_LINE.search(text)
+    if action and (final is None or action.start() < final.start()):
+        after = action.end()
+        if not action.group(2):
+            marker = _ACTION_INPUT.search(text, after)
+            if marker is None or text[after:marker.start()].strip():
+                return None
+            after = marker.end()
+        span = next(((s, e) for s, e in spans if s >= after), None)
+        if span is None or text[after:span[0]].strip():
+            return None
+        value, fixes, _ = _load_or_repair(text[span[0]:span[1]])
+        if not isinstance(value, dict):
+            return None
+        call = ToolCall(action.group(1), value)
+        reply = Reply(None, [call], None, "fallback", (*repairs, "read ReAct text", *fixes))
+        return _with_thought_line(reply, text, action.start())
+    if final:
+        answer = text[final.end():].strip()
+        if not answer:
+            return None
+        reply = Reply(None, [], answer, "fallback", (*repairs, "read ReAct text"))
+        return _with_thought_line(reply, text, final.start())
+    return None
+
+
+# -- the scan ----------------------------------------------------------------------------------
+@dataclass
+class _Scan:
+    spans: list[tuple[int, int]]  # outermost matched {...} / [...] values, in order
+    unclosed: list[int]  # openers never closed
+    in_string_at: int | None  # the text ended inside the string that starts here
+
+
+_OPENERS = {"{": "}", "[": "]"}
+_CLOSERS = {"}": "{", "]": "["}
+_BRACKETS = re.compile(r"[{}\[\]]")
+_BRACKETS_AND_QUOTES = re.compile(r"[{}\[\]\"'“]")
+_VALUE_START = frozenset("{[,:，：")  # after these, a quote opens a JSON string
+_STRING_FOLLOW = frozenset(",:}]，：/#")  # a closing quote is followed by one of these (or end)
+
+
+def _scan(text: str, *, string_aware: bool) -> _Scan:
+    """One pass over ``text`` matching brackets; strings are skipped only at JSON positions."""
+    stack: list[int] = []
+    spans: list[tuple[int, int]] = []
+    n, pos = len(text), 0
+    while True:
+        pattern = _BRACKETS_AND_QUOTES if (stack and string_aware) else _BRACKETS
+        m = pattern.search(text, pos)
+        if m is None:
+            break
+        i, c = m.start(), m.group()
+        pos = i + 1
+        if c in _OPENERS:
+            stack.append(i)
+        elif c in _CLOSERS:
+            if stack and text[stack[-1]] == _CLOSERS[c]:
+                opened = stack.pop()
+                while spans and spans[-1][0] > opened:
+                    spans.pop()
+                spans.append((opened, i + 1))
+        elif _prev_significant(text, i) in _VALUE_START:
+            end = _string_end(text, i)
+            if end is None:
+                return _Scan(spans, stack, i)
+            pos = end
+        if pos >= n:
+            break
+    return _Scan(spans, stack, None)
+
+
+def _prev_significant(text: str, i: int) -> str:
+    j = i - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    return text[j] if j >= 0 else ""
+
+
+def _next_significant(text: str, i: int, end: int) -> str:
+    while i < end and text[i].isspace():
+        i += 1
+    return text[i] if i < end else ""
+
+
+_STRING_BODY = {
+    '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*)*(?="|$)', re.DOTALL),
+    "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*(?='|$)", re.DOTALL),
+    "“": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
+}
+
+
+def _string_end(text: str, start: int, end: int | None = None) -> int | None:
+    """Index just past the string opened at ``start``, or ``None`` if it never closes.
+
+    A quote closes the string only when the next significant character can follow a JSON
+    string (``, : } ]``, a comment, or the end), so unescaped inner quotes and apostrophes
+    stay content.
+    """
+    end = len(text) if end is None else end
+    body = _STRING_BODY[text[start]]
+    pos = start + 1
+    while True:
+        m = body.match(text, pos, end)
+        close = m.end() if m else pos
+        if close >= end:
+            return None
+        follow = _next_significant(text, close + 1, end)
+        if follow == "" or follow in _STRING_FOLLOW:
+            return close + 1
+        pos = close + 1
+
+
+def _is_keyed_value(text: str, start: int) -> bool:
+    """True if the value at ``start`` follows ``"key":`` (so it sits inside another object)."""
+    j = start - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    if j < 0 or text[j] not in ":：":
+        return False
+    return _prev_significant(text, j) in ("\"", "'", "”")
+
+
+def _could_be_envelope(text: str, start: int, end: int) -> bool:
+    """Cheap filter: an object needs a ':' and an array needs an object inside."""
+    if text[start] == "[":
+        return text.find("{", start + 1, end) != -1
+    return text.find(":", start, end) != -1 or text.find("：", start, end) != -1
+
+
+# -- loading and repairing one candidate -------------------------------------------------------
+_FAIL: Any = object()
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return _FAIL
+
+
+def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
+    """Load ``raw`` as JSON, else repair its dialect and load it. Returns (value, repairs, error)."""
+    try:
+        return json.loads(raw, strict=False), (), ""
+    except RecursionError:
+        return _FAIL, (), "it is nested too deeply"
+    except ValueError as exc:
+        error = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+    try:
+        fixed, repairs = _repair(raw)
+        return json.loads(fixed, strict=False), tuple(repairs), ""
+    except (ValueError, RecursionError):
+        return _FAIL, (), error
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_JSON_ESCAPES = frozenset('"\\/bfnrtu')
+
+
+def _repair(raw: str) -> tuple[str, list[str]]:
+    """Rewrite a JSON-ish value into strict JSON, outside strings only (one linear pass).
+
+    Raises:
+        ValueError: something that is not a known slip (bare words, placeholders, unclosed
+            strings or comments).
+    """
+    out: list[str] = []
+    repairs: dict[str, None] = {}
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c in "\"'“”":
+            end = _string_end(raw, i)
+            if end is None:
+                raise ValueError("unclosed string")
+            out.append(_json_string(raw[i + 1:end - 1], c, repairs))
+            i = end
+        elif raw.startswith("//", i) or c == "#":
+            nl = raw.find("\n", i)
+            i = n if nl == -1 else nl
+            repairs["comments"] = None
+        elif raw.startswith("/*", i):
+            close = raw.find("*/", i + 2)
+            if close == -1:
+                raise ValueError("unclosed comment")
+            i = close + 2
+            repairs["comments"] = None
+        elif c in "}]":
+            j = len(out) - 1
+            while j >= 0 and out[j].isspace():
+                j -= 1
+            if j >= 0 and out[j] == ",":
+                del out[j]
+                repairs["trailing commas"] = None
+            out.append(c)
+            i += 1
+        elif c in "，：":
+            out.append("," if c == "，" else ":")
+            repairs["fullwidth punctuation"] = None
+            i += 1
+        elif c.isalpha() or c == "_":
+            m = _IDENT.match(raw, i)
+            if m is None:
+                raise ValueError(f"unexpected character {c!r}")
+            word = m.group()
+            if word in _PY_LITERALS:
+                out.append(_PY_LITERALS[word])
+                repairs["Python literals True/False/None"] = None
+            elif word in ("true", "false", "null"):
+                out.append(word)
+            elif _next_significant(raw, m.end(), n) in (":", "："):
+                out.append(json.dumps(word))
+                repairs["unquoted keys"] = None
+            else:
+                raise ValueError(f"bare word {word!r}")
+            i = m.end()
+        elif c == "-" or c.isdigit() or c == ".":
+            m = _NUMBER.match(raw, i)
+            if m is None:
+                raise ValueError("bad number")
+            out.append(m.group())
+            i = m.end()
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out), list(repairs)
+
+
+def _json_string(content: str, quote: str, repairs: dict[str, None]) -> str:
+    """The JSON literal for the string ``content`` that was delimited by ``quote``."""
+    if quote == "'":
+        repairs["single-quoted strings"] = None
+    elif quote in "“”":
+        repairs["curly quotes as delimiters"] = None
+    out: list[str] = ['"']
+    i, n = 0, len(content)
+    while i < n:
+        c = content[i]
+        if c == "\\" and i + 1 < n:
+            nxt = content[i + 1]
+            if nxt == "'":
+                out.append("'")
+            elif nxt in _JSON_ESCAPES and not (nxt == "u" and not _is_hex4(content, i + 2)):
+                out.append(c + nxt)
+            else:
+                out.append("\\\\" + nxt)
+                repairs["invalid escapes kept as backslashes"] = None
+            i += 2
+            continue
+        if c == "\\":
+            out.append("\\\\")
+        elif c == '"':
+            out.append('\\"')
+            if quote == '"':
+                repairs["unescaped quotes inside a string"] = None
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "\r":
+            out.append("\\r")
+        else:
+            out.append(c)
+        i += 1
+    out.append('"')
+    return "".join(out)
+
+
+def _is_hex4(s: str, i: int) -> bool:
+    return len(s) >= i + 4 and all(ch in "0123456789abcdefABCDEF" for ch in s[i:i + 4])
+
+
+def _close_truncated(text: str, start: int, repairs: tuple[str, ...]) -> Reply | None:
+    """Supply a missing final ``}`` for the outermost object at ``start``, if that alone
+    completes an envelope whose action is whole."""
+    if text[start] != "{" or _prev_significant(text, start) in _VALUE_START:
+        return None  # nested in another unclosed value: more than one bracket is missing
+    value, fixes, _ = _load_or_repair(text[start:] + "}")
+    if not isinstance(value, dict) or "action" not in value:
+        return None
+    try:
+        reply = _interpret(value, "repaired", (*repairs, *fixes, "added the missing final }"))
+    except _Shape:
+        return None
+    return _with_thought_line(reply, text, start) if reply else None
+
+
+# -- interpreting a JSON value -----------------------------------------------------------------
+def _interpret(value: Any, stage: str, repairs: tuple[str, ...]) -> Reply | None:
+    """Turn a JSON value into a Reply; ``None`` if it is not an envelope at all.
+
+    Raises:
+        _Shape: an envelope whose action is missing, contradictory or malformed.
+    """
+    fixes: list[str] = list(repairs)
+    if isinstance(value, list):
+        if not value or not all(isinstance(v, dict) for v in value):
+            return None
+        calls = []
+        for item in value:
+            inner = item.get("action", item) if isinstance(item, dict) else item
+            if isinstance(inner, list):
+                raise _Shape("ambiguous", "A list of actions cannot hold another list.")
+            call, final = _read_action(inner, fixes)
+            if call is None:
+                raise _Shape(
+                    "ambiguous",
+                    "A list of actions may hold only tool calls; give the final answer alone, "
+                    "after the observations.",
+                )
+            calls.append(call)
+        return Reply(None, calls, None, stage, tuple(fixes))
+    if not isinstance(value, dict):
+        return None
+    thought = value.get("thought")
+    thought = thought.strip() if isinstance(thought, str) else None
+    if isinstance(value.get("tool_calls"), list) and "action" not in value:
+        calls = [_read_call(item, fixes) for item in value["tool_calls"]]
+        if not calls:
+            raise _Shape("no_action", "Its tool_calls list was empty.")
+        return Reply(thought, calls, None, stage, tuple(fixes))
+    if "action" in value:
+        action = value["action"]
+        if isinstance(action, list):
+            inner = _interpret(action, stage, ())
+            if inner is None:
+                raise _Shape("no_action", 'Its "action" list held no tool calls.')
+            return Reply(thought, inner.tool_calls, None, stage, (*fixes, *inner.repairs))
+        if isinstance(action, str):  # LangChain: {"action": "tool" | "Final Answer", ...}
+            action = _langchain_action(value, action, fixes)
+        if not isinstance(action, dict):
+            raise _Shape(
+                "no_action",
+                'Its "action" must be an object like {"name": ..., "args": {...}} or '
+                '{"final_answer": ...}.',
+            )
+        call, final = _read_action(action, fixes)
+        return Reply(thought, [call] if call else [], final, stage, tuple(fixes))
+    if any(k in value for k in FINAL_KEYS) or any(k in value for k in NAME_KEYS):
+        if any(k in value for k in NAME_KEYS) and not set(value) <= _CALL_KEYS:
+            return None  # some other object that happens to have a "name"
+        call, final = _read_action(value, fixes)
+        return Reply(thought, [call] if call else [], final, stage, tuple(fixes))
+    if thought is not None:
+        raise _Shape(
+            "no_action",
+            'It had a "thought" but no "action"; every reply needs an action: a tool call or '
+            "the final answer.",
+        )
+    return None
+
+
+def _langchain_action(value: dict[str, Any], name: str, fixes: list[str]) -> dict[str, Any]:
+    fixes.append("read LangChain action/action_input")
+    payload = value.get("action_input")
+    if name.strip().lower() in ("final answer", "final_answer", "finish"):
+        return {"final_answer": payload}
+    return {"name": name, "args": payload}
+
+
+def _read_action(action: dict[str, Any], fixes: list[str]) -> tuple[ToolCall | None, str | None]:
+    """One action object -> (call, None) or (None, final answer)."""
+    finals = [k for k in FINAL_KEYS if k in action]
+    has_call = any(k in action for k in NAME_KEYS)
+    if finals and has_call:
+        raise _Shape(
+            "ambiguous",
+            "Its action both calls a tool and gives a final answer; do one of them per reply "
+            "(the answer must wait for the observation).",
+        )
+    if finals:
+        answers = {json.dumps(action[k], sort_keys=True) for k in finals}
+        if len(answers) > 1:
+            raise _Shape("ambiguous", f"Its action holds several different answers ({finals}).")
+        if finals[0] != "final_answer":
+            fixes.append(f"read {finals[0]!r} as final_answer")
+        answer = action[finals[0]]
+        if answer is None:
+            raise _Shape("bad_final", 'Its "final_answer" was null; write the answer as text.')
+        if not isinstance(answer, str):
+            answer = json.dumps(answer, ensure_ascii=False)
+        return None, answer
+    if has_call:
+        return _read_call(action, fixes), None
+    raise _Shape(
+        "no_action",
+        f"Its action {_quote(json.dumps(action, ensure_ascii=False)[:60])} has neither a tool "
+        '"name" nor a "final_answer".',
+    )
+
+
+def _read_call(action: Any, fixes: list[str]) -> ToolCall:
+    """A call object -> ToolCall, accepting the aliases and OpenAI's ``function`` object."""
+    if not isinstance(action, dict):
+        raise _Shape("bad_call", "Each tool call must be an object with a name and args.")
+    names: dict[str, Any] = {}
+    args_given: dict[str, Any] = {}
+    for key in NAME_KEYS:
+        if key not in action:
+            continue
+        v = action[key]
+        if key == "function" and isinstance(v, dict):  # OpenAI: {"function": {"name", "arguments"}}
+            names[key] = v.get("name")
+            if "arguments" in v:
+                args_given["function.arguments"] = v["arguments"]
+            fixes.append("read the OpenAI function object")
+        else:
+            names[key] = v
+    for key in ARGS_KEYS:
+        if key in action:
+            args_given[key] = action[key]
+    distinct = {json.dumps(v, sort_keys=True, default=str) for v in names.values()}
+    if len(distinct) > 1:
+        raise _Shape(
+            "ambiguous",
+            f"Its action names more than one tool ({', '.join(map(str, names.values()))}); "
+            "call one tool per action, or use a list of actions.",
+        )
+    name = next(iter(names.values()))
+    if not isinstance(name, str) or not name.strip():
+        raise _Shape("bad_call", 'The tool "name" must be a non-empty string.')
+    for key in names:
+        if key != "name" and key != "function":
+            fixes.append(f"read {key!r} as name")
+    arg_values = {json.dumps(v, sort_keys=True, default=str) for v in args_given.values()}
+    if len(arg_values) > 1:
+        raise _Shape("ambiguous", f"Its action gives the arguments twice ({list(args_given)}).")
+    key, args = next(iter(args_given.items()), ("args", None))
+    if key not in ("args", "function.arguments", "arguments"):
+        fixes.append(f"read {key!r} as args")
+    return ToolCall(name.strip(), _read_args(args, name, fixes))
+
+
+def _read_args(args: Any, name: str, fixes: list[str]) -> dict[str, Any]:
+    if args is None:
+        return {}
+    for _ in range(2):  # a JSON-encoded string, at most twice
+        if not isinstance(args, str):
+            break
+        try:
+            args = json.loads(args, strict=False)
+        except ValueError:
+            raise _Shape(
+                "bad_args",
+                f'The "args" of {name} was the text {_quote(args[:40])}, not an object; send '
+                f'the arguments by name, like "args": {{"<argument>": "<value>"}}.',
+            ) from None
+        fixes.append("decoded args given as a JSON string")
+    if args is None:
+        return {}
+    if not isinstance(args, dict):
+        raise _Shape(
+            "bad_args",
+            f'The "args" of {name} must be an object with the argument names as keys, '
+            f"not {type(args).__name__}.",
+        )
+    return args
+
+
+def _quote(s: str) -> str:
+    s = " ".join(s.split())
+    return json.dumps(s, ensure_ascii=False)
