@@ -9,6 +9,10 @@ from typing import Protocol, runtime_checkable
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
 
+STOP_SEQUENCES = ("\nObservation:", '\n{"thought"')
+"""Where generation stops: small models go on to invent the observation and the next step after
+their first JSON object. The parser would ignore that text; stopping saves its tokens and time."""
+
 
 @dataclass(frozen=True)
 class ModelReply:

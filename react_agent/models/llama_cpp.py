@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ModelError
-from .base import Message, ModelReply
+from .base import STOP_SEQUENCES, Message, ModelReply
 from .weights import Progress, default_model_path
 
 
@@ -85,7 +85,7 @@ class LlamaCppModel:
             try:
                 out = self._llama.create_chat_completion(
                     messages=list(messages), temperature=self.temperature,
-                    max_tokens=self.max_tokens, seed=self.seed,
+                    max_tokens=self.max_tokens, seed=self.seed, stop=list(STOP_SEQUENCES),
                 )
             except ValueError as exc:  # llama-cpp-python reports context overflow this way
                 raise ModelError(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError, ModelError
-from .base import Message, ModelReply
+from .base import STOP_SEQUENCES, Message, ModelReply
 
 
 class OpenAIChatModel:
@@ -80,6 +80,7 @@ class OpenAIChatModel:
                 messages=list(messages),  # type: ignore[arg-type]
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
+                stop=list(STOP_SEQUENCES),
                 extra_body=self.extra_body,
             )
         except self._openai.OpenAIError as exc:

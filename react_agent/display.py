@@ -1,0 +1,81 @@
+"""Printing a run's thought chain (Thought / Action / Observation / Final answer).
+
+The library never prints; the CLI subscribes a :class:`Printer` to the run's events.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TextIO
+
+from .agent import RunResult
+from .events import (
+    Event, FinalAnswer, ParseFailed, ReplyParsed, RunFinished, RunStarted, ToolFinished,
+)
+
+_STYLES = {
+    "task": "1", "thought": "36", "action": "33", "observation": "32", "error": "31",
+    "final": "1;35", "status": "2",
+}
+
+
+class Printer:
+    """Prints events as a readable thought chain.
+
+    Args:
+        stream: where to print (default ``sys.stdout``).
+        color: ANSI colours; ``None`` = only when ``stream`` is a terminal and ``NO_COLOR`` is unset.
+        max_observation_chars: longer observations are shortened on screen (not in the run).
+    """
+
+    def __init__(
+        self, stream: TextIO | None = None, color: bool | None = None,
+        max_observation_chars: int = 1500,
+    ) -> None:
+        self.stream = stream or sys.stdout
+        if color is None:
+            color = self.stream.isatty() and "NO_COLOR" not in os.environ
+        self.color, self.max_observation_chars = color, max_observation_chars
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._line("task", "Task", event.task)
+        elif isinstance(event, ReplyParsed):
+            if event.reply.thought:
+                self._line("thought", "Thought", event.reply.thought)
+            for call in event.reply.tool_calls:
+                args = json.dumps(call.args, ensure_ascii=False)
+                self._line("action", "Action", f"{call.name} {args}")
+        elif isinstance(event, ToolFinished):
+            text = event.result.observation
+            if len(text) > self.max_observation_chars:
+                text = text[: self.max_observation_chars] + f" [... {len(text)} chars in all]"
+            self._line("error" if not event.result.ok else "observation", "Observation", text)
+        elif isinstance(event, ParseFailed):
+            self._line("error", "Unusable reply", f"{event.step.error} (asking again)")
+        elif isinstance(event, FinalAnswer):
+            self._line("final", "Final answer", event.text)
+        elif isinstance(event, RunFinished):
+            self._line("status", "Status", summary(event.result))
+
+    def _line(self, style: str, label: str, text: str) -> None:
+        head = f"{label}:"
+        if self.color:
+            head = f"\033[{_STYLES[style]}m{head}\033[0m"
+        print(f"{head} {text}", file=self.stream, flush=True)
+
+
+def summary(result: RunResult) -> str:
+    """One line: status, steps, tokens and time, then the error if any."""
+    u = result.usage
+    parts = [
+        result.status,
+        f"{u['model_calls']} model calls",
+        f"{u['tool_calls']} tool calls",
+        f"{u['prompt_tokens'] + u['completion_tokens']} tokens",
+        f"{u['model_seconds'] + u['tool_seconds']:.1f} s",
+    ]
+    line = ", ".join(parts)
+    return f"{line}\n{result.error}" if result.error else line
