@@ -18,7 +18,11 @@ Quick start::
 
 from .agent import STATUSES, Agent, AgentConfig, RunResult, Step
 from .errors import (
-    ConfigError, ModelError, OutputParseError, ReactAgentError, ToolDefinitionError,
+    ConfigError,
+    ModelError,
+    OutputParseError,
+    ReactAgentError,
+    ToolDefinitionError,
 )
 from .invoker import ToolResult
 from .parser import Reply, ToolCall, parse_reply

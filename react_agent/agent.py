@@ -17,8 +17,15 @@ from typing import Any
 from . import prompts
 from .errors import ConfigError, ModelError, OutputParseError
 from .events import (
-    Event, FinalAnswer, ModelCallStarted, ParseFailed, ReplyParsed, RunFinished, RunStarted,
-    ToolFinished, ToolStarted,
+    Event,
+    FinalAnswer,
+    ModelCallStarted,
+    ParseFailed,
+    ReplyParsed,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
 )
 from .invoker import DEFAULT_MAX_OBSERVATION_CHARS, ToolResult, invoke_all
 from .models.base import ChatModel, Message, ModelReply

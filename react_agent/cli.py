@@ -1,5 +1,5 @@
-"""The ``react-agent`` command: ``run`` a task, or ``parse`` a raw reply to see what the parser makes
-of it. Exit codes: 0 final answer, 1 the run ended otherwise (or the reply was unusable),
+"""The ``react-agent`` command: ``run`` a task, or ``parse`` a raw reply to see what the parser
+makes of it. Exit codes: 0 final answer, 1 the run ended otherwise (or the reply was unusable),
 2 usage or configuration error, 130 interrupted."""
 
 from __future__ import annotations

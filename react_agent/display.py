@@ -12,7 +12,13 @@ from typing import TextIO
 
 from .agent import RunResult
 from .events import (
-    Event, FinalAnswer, ParseFailed, ReplyParsed, RunFinished, RunStarted, ToolFinished,
+    Event,
+    FinalAnswer,
+    ParseFailed,
+    ReplyParsed,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
 )
 
 _STYLES = {
@@ -26,7 +32,7 @@ class Printer:
 
     Args:
         stream: where to print (default ``sys.stdout``).
-        color: ANSI colours; ``None`` = only when ``stream`` is a terminal and ``NO_COLOR`` is unset.
+        color: ANSI colours; ``None`` = when ``stream`` is a terminal and ``NO_COLOR`` is unset.
         max_observation_chars: longer observations are shortened on screen (not in the run).
     """
 

@@ -86,7 +86,8 @@ def invoke(
     if outcome == "raised":
         text = f"Error: {type(value).__name__}: {value}"
         return ToolResult(call, _cut(text, max_chars), False, "tool_error", args, cleaning, seconds)
-    return ToolResult(call, _cut(format_result(value), max_chars), True, None, args, cleaning, seconds)
+    text = _cut(format_result(value), max_chars)
+    return ToolResult(call, text, True, None, args, cleaning, seconds)
 
 
 def invoke_all(

@@ -75,7 +75,7 @@ class _Shape(Exception):
 
 
 def parse_error(kind: str, problem: str, position: int | None = None) -> OutputParseError:
-    """Build the :class:`OutputParseError` for ``problem``, rendered from ``prompts/parse_error.md``."""
+    """The :class:`OutputParseError` for ``problem``, rendered from ``prompts/parse_error.md``."""
     return OutputParseError(
         prompts.render("parse_error", problem=problem), kind=kind, problem=problem,
         position=position,
@@ -203,39 +203,29 @@ _ACTION_LINE = re.compile(
 )
 _ACTION_INPUT = re.compile(r"^[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE)
 _FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
-_TOOL_CALL_TAG = re.compile(r"</?tool_call>", re.IGNORECASE)
+_ORPHAN_CLOSE = re.compile(r"^[ \t]*</think>", re.MULTILINE | re.IGNORECASE)
 
 
 def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
-    """Remove a BOM, ``<think>…</think>`` blocks and ``<tool_call>`` tags."""
+    """Remove a BOM and the reasoning block (``<tool_call>`` tags need no removal: the scan
+    finds the JSON between them as it finds JSON in prose).
+
+    Reasoning is a ``<think>`` block that opens the reply (closed: removed whole; unclosed: only
+    the tag goes), or everything before a ``</think>`` on its own line with no opening tag (chat
+    templates that pre-fill ``<think>``). Tags elsewhere, e.g. inside an answer, stay.
+    """
     repairs: list[str] = []
     text = text.lstrip("\ufeff")
-    lower = text.lower()
-    if _THINK_OPEN in lower or _THINK_CLOSE in lower:
-        out, pos = [], 0
-        while True:
-            open_at = lower.find(_THINK_OPEN, pos)
-            close_at = lower.find(_THINK_CLOSE, pos)
-            if close_at != -1 and (open_at == -1 or close_at < open_at):
-                out = []  # an orphan closing tag: everything before it was reasoning
-                pos = close_at + len(_THINK_CLOSE)
-            elif open_at != -1:
-                out.append(text[pos:open_at])
-                close_at = lower.find(_THINK_CLOSE, open_at)
-                if close_at == -1:  # unclosed: only the tag goes
-                    pos = open_at + len(_THINK_OPEN)
-                    out.append(text[pos:])
-                    pos = len(text)
-                    break
-                pos = close_at + len(_THINK_CLOSE)
-            else:
-                break
-        out.append(text[pos:])
-        text = "".join(out)
+    body = text.lstrip()
+    if body[:7].lower() == _THINK_OPEN:
+        close = body.lower().find(_THINK_CLOSE)
+        text = body[7:] if close == -1 else body[close + len(_THINK_CLOSE):]
         repairs.append("removed <think> reasoning")
-    if "tool_call>" in text.lower():
-        text = _TOOL_CALL_TAG.sub("", text)
-        repairs.append("removed <tool_call> tags")
+    else:
+        orphan = _ORPHAN_CLOSE.search(text)
+        if orphan:
+            text = text[orphan.end():]
+            repairs.append("removed reasoning before </think>")
     return text, tuple(repairs)
 
 
@@ -253,12 +243,11 @@ def _with_thought_line(reply: Reply, text: str, start: int) -> Reply:
     """Supply the thought from a ``Thought:`` line before the JSON when the JSON has none."""
     if reply.thought is not None:
         return reply
-    m = None
-    for m in _THOUGHT_LINE.finditer(text, 0, start):
-        break
+    m = _THOUGHT_LINE.search(text, 0, start)
     if m is None:
         return reply
-    return Reply(m.group(1).strip(), reply.tool_calls, reply.final_answer, reply.stage, reply.repairs)
+    thought = m.group(1).strip()
+    return Reply(thought, reply.tool_calls, reply.final_answer, reply.stage, reply.repairs)
 
 
 def _react_text(text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...]) -> Reply | None:
@@ -584,7 +573,7 @@ def _interpret(value: Any, stage: str, repairs: tuple[str, ...]) -> Reply | None
     if not isinstance(value, dict):
         return None
     thought = value.get("thought")
-    thought = thought.strip() if isinstance(thought, str) else None
+    thought = (thought.strip() or None) if isinstance(thought, str) else None
     if isinstance(value.get("tool_calls"), list) and "action" not in value:
         calls = [_read_call(item, fixes) for item in value["tool_calls"]]
         if not calls:
@@ -670,7 +659,7 @@ def _read_call(action: Any, fixes: list[str]) -> ToolCall:
         if key not in action:
             continue
         v = action[key]
-        if key == "function" and isinstance(v, dict):  # OpenAI: {"function": {"name", "arguments"}}
+        if key == "function" and isinstance(v, dict):  # OpenAI: {"function": {name, arguments}}
             names[key] = v.get("name")
             if "arguments" in v:
                 args_given["function.arguments"] = v["arguments"]

@@ -53,7 +53,8 @@ class Tool:
 
     def describe(self) -> str:
         """Render this tool for the system prompt as a few lines of plain text."""
-        lines = [f"- {self.name}: {self.description}"]
+        description = "\n  ".join(self.description.splitlines())
+        lines = [f"- {self.name}: {description}"]
         props: dict[str, Any] = self.parameters.get("properties", {})
         required = set(self.parameters.get("required", []))
         if not props:
@@ -187,7 +188,7 @@ class Toolbox(Mapping[str, Tool]):
         return register(func) if func is not None else register
 
     def add_openai_tool(self, spec: dict[str, Any], func: Callable[..., Any], **options: Any) -> Tool:
-        """Register ``func`` under an OpenAI tool spec ``{"type": "function", "function": {...}}``.
+        """Register ``func`` under an OpenAI spec ``{"type": "function", "function": {...}}``.
 
         The bare function object (``{"name", "description", "parameters"}``) is accepted too.
         Further keyword options are those of :meth:`add`.

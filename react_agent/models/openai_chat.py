@@ -43,7 +43,7 @@ class OpenAIChatModel:
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - openai is a core dependency
-            raise ConfigError("OpenAIChatModel needs the openai package: pip install openai") from exc
+            raise ConfigError("OpenAIChatModel needs openai: pip install openai") from exc
         self._openai = openai
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
@@ -130,7 +130,7 @@ class OpenAIChatModel:
             )
         if isinstance(exc, o.BadRequestError):
             low = detail.lower()
-            if "context" in low or "too long" in low or "maximum" in low and "token" in low:
+            if "context" in low or "too long" in low or ("maximum" in low and "token" in low):
                 return ModelError(
                     f"The conversation no longer fits the model's context window at {url}: "
                     f"{detail}. Use fewer steps, shorter observations or a larger context.",

@@ -1,0 +1,157 @@
+"""The parser against the shared catalogue of real-world replies, our own cases, and properties."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from react_agent import OutputParseError, Reply, parse_reply
+
+CASES_FILE = Path(__file__).parent / "data" / "parser_cases.jsonl"
+CASES = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line.strip()]
+
+
+def as_expected(reply: Reply, expected: Any) -> Any:
+    """The reply in the catalogue's ``expected`` shape."""
+    if reply.final_answer is not None:
+        assert reply.tool_calls == []
+        return {"final_answer": reply.final_answer}
+    calls = [c.to_dict() for c in reply.tool_calls]
+    if isinstance(expected, list):
+        return calls
+    assert len(calls) == 1, calls
+    return calls[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_catalogue_case(case: dict[str, Any]) -> None:
+    if case["expected"] == "error":
+        with pytest.raises(OutputParseError) as info:
+            parse_reply(case["output"])
+        assert info.value.problem and info.value.problem in str(info.value)
+        assert '"action"' in str(info.value)  # the message shows the shape to send
+        return
+    reply = parse_reply(case["output"])
+    assert as_expected(reply, case["expected"]) == case["expected"]
+    if case["thought"] is not None:
+        assert reply.thought == case["thought"]
+    assert reply.stage in ("direct", "fenced", "fallback", "repaired")
+
+
+# Our own cases for kinds the catalogue covers thinly: (id, reply, expected, stage or None).
+OWN_CASES = [
+    ("tool-call-tags", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n'
+     "</tool_call>", {"name": "get_weather", "args": {"city": "Oslo"}}, None),
+    ("action-call-syntax", 'Thought: weather first\nAction: get_weather({"city": "Oslo"})',
+     {"name": "get_weather", "args": {"city": "Oslo"}}, "fallback"),
+    ("curly-quote-delimiters", "{“thought”: “Check Oslo.”, “action”: {“name”: “get_weather”, "
+     "“args”: {“city”: “Oslo”}}}", {"name": "get_weather", "args": {"city": "Oslo"}}, "repaired"),
+    ("fence-then-plain-direct", '{"thought": "x", "action": {"final_answer": "42"}}',
+     {"final_answer": "42"}, "direct"),
+    ("fenced-stage", '```json\n{"thought": "x", "action": {"final_answer": "42"}}\n```',
+     {"final_answer": "42"}, "fenced"),
+    ("prose-stage", 'Sure.\n{"thought": "x", "action": {"final_answer": "42"}}',
+     {"final_answer": "42"}, "fallback"),
+    ("truncated-two-braces-missing", '{"thought": "x", "action": {"name": "a", "args": {"b": 1}',
+     "error", None),
+    ("truncated-in-key", '{"thought": "x", "act', "error", None),
+    ("final-answer-false", '{"thought": "x", "action": {"final_answer": false}}',
+     {"final_answer": "false"}, "direct"),
+    ("only-think", "<think>hmm</think>", "error", None),
+    ("args-list", '{"thought": "x", "action": {"name": "a", "args": [1, 2]}}', "error", None),
+    ("name-not-string", '{"thought": "x", "action": {"name": 3, "args": {}}}', "error", None),
+    ("empty-action-list", '{"thought": "x", "action": []}', "error", None),
+    ("object-with-name-is-not-a-call", 'The user is {"name": "Ann", "age": 3}.', "error", None),
+]
+
+
+@pytest.mark.parametrize(("reply_text", "expected", "stage"),
+                         [c[1:] for c in OWN_CASES], ids=[c[0] for c in OWN_CASES])
+def test_own_case(reply_text: str, expected: Any, stage: str | None) -> None:
+    if expected == "error":
+        with pytest.raises(OutputParseError):
+            parse_reply(reply_text)
+        return
+    reply = parse_reply(reply_text)
+    assert as_expected(reply, expected) == expected
+    if stage:
+        assert reply.stage == stage
+
+
+def test_errors_differ_by_defect() -> None:
+    kinds = {}
+    for text in ["", "just prose", '{"thought": "x", "action": {"final_answer": "cut',
+                 '{"thought": "only a thought"}', "```python\nprint(1)\n```",
+                 '{"thought": "x", "action": {"name": "a", "args": "text"}}']:
+        with pytest.raises(OutputParseError) as info:
+            parse_reply(text)
+        kinds[info.value.kind] = info.value.problem
+    assert set(kinds) == {"empty", "no_json", "truncated", "no_action", "code", "bad_args"}
+    assert len(set(kinds.values())) == len(kinds)
+
+
+def test_repairs_are_recorded() -> None:
+    reply = parse_reply("{'thought': 'x', 'action': {'name': 'a', 'args': {'b': True,},},}")
+    assert reply.stage == "repaired"
+    assert "single-quoted strings" in reply.repairs
+    assert "trailing commas" in reply.repairs
+    assert reply.tool_calls[0].args == {"b": True}
+
+
+# -- properties: valid envelopes survive the wrappers models put around them ------------------
+_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30
+)
+_value = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | _text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+    max_leaves=6,
+)
+_name = st.from_regex(r"[a-z_][a-z0-9_]{0,15}", fullmatch=True)
+_call = st.fixed_dictionaries({"name": _name, "args": st.dictionaries(_name, _value, max_size=3)})
+_action = _call | st.lists(_call, min_size=1, max_size=3) | st.fixed_dictionaries(
+    {"final_answer": _text.filter(str.strip)}
+)
+_wrappers = [
+    lambda s: s,
+    lambda s: f"```json\n{s}\n```",
+    lambda s: f"Sure, here it is:\n{s}\nHope this helps!",
+    lambda s: f"<think>\nLet me think {{ about ' it \"\n</think>\n{s}",
+    lambda s: f"~~~\n{s}\n~~~",
+    lambda s: f"{s}\nObservation: invented\n" + '{"thought": "x", "action": {"final_answer": "y"}}',
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    thought=_text, action=_action, wrap=st.sampled_from(_wrappers),
+    indent=st.sampled_from([None, 2]), ascii_only=st.booleans(),
+)
+def test_wrapped_envelope_roundtrips(
+    thought: str, action: Any, wrap: Any, indent: int | None, ascii_only: bool
+) -> None:
+    envelope = {"thought": thought, "action": action}
+    reply = parse_reply(wrap(json.dumps(envelope, indent=indent, ensure_ascii=ascii_only)))
+    if isinstance(action, dict) and "final_answer" in action:
+        assert reply.final_answer == action["final_answer"]
+        assert reply.tool_calls == []
+    else:
+        calls = action if isinstance(action, list) else [action]
+        assert [c.to_dict() for c in reply.tool_calls] == calls
+        assert reply.final_answer is None
+    assert reply.thought == (thought.strip() or None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_arbitrary_text_never_crashes(text: str) -> None:
+    try:
+        reply = parse_reply(text)
+    except OutputParseError:
+        return
+    assert bool(reply.tool_calls) != (reply.final_answer is not None)
