@@ -181,9 +181,12 @@ class Agent:
         config: AgentConfig | None = None,
         **options: Any,
     ) -> None:
-        config = config or AgentConfig(**options)
         if max_steps is not None:
-            config = AgentConfig(**{**asdict(config), "max_steps": max_steps})
+            options["max_steps"] = max_steps
+        try:
+            config = AgentConfig(**{**asdict(config or AgentConfig()), **options})
+        except TypeError as exc:
+            raise ConfigError(f"Unknown Agent option: {exc}; see AgentConfig.") from exc
         self.model, self.toolbox, self.config = model, toolbox or Toolbox(), config
         self.system_prompt = prompts.render_system_prompt(self.toolbox, config.instructions)
 

@@ -91,7 +91,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _parse(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {args.file}: {exc.strerror or exc}") from exc
     try:
         reply = parse_reply(text)
     except OutputParseError as exc:
@@ -153,9 +156,15 @@ def load_toolbox(spec: str) -> Toolbox:
             module_spec.loader.exec_module(module)
         else:
             module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"--tools: cannot import {module_name!r}: {exc}") from exc
-    obj: Any = getattr(module, attr, None)
+    except ConfigError:
+        raise
+    except Exception as exc:  # ImportError, SyntaxError, ToolDefinitionError, ...
+        raise ConfigError(
+            f"--tools: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not hasattr(module, attr):
+        raise ConfigError(f"--tools: {spec!r}: the module has no object {attr!r}.")
+    obj: Any = getattr(module, attr)
     if obj is not None and not isinstance(obj, Toolbox) and callable(obj):
         obj = obj()
     if not isinstance(obj, Toolbox):

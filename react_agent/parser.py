@@ -397,7 +397,7 @@ def _loads(text: str) -> Any:
 
 
 def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
-    """Load ``raw`` as JSON, else repair its dialect and load it. Returns (value, repairs, error)."""
+    """Load ``raw`` as JSON, else repair its dialect and load it -> (value, repairs, error)."""
     try:
         return json.loads(raw, strict=False), (), ""
     except RecursionError:

@@ -187,7 +187,9 @@ class Toolbox(Mapping[str, Tool]):
 
         return register(func) if func is not None else register
 
-    def add_openai_tool(self, spec: dict[str, Any], func: Callable[..., Any], **options: Any) -> Tool:
+    def add_openai_tool(
+        self, spec: dict[str, Any], func: Callable[..., Any], **options: Any
+    ) -> Tool:
         """Register ``func`` under an OpenAI spec ``{"type": "function", "function": {...}}``.
 
         The bare function object (``{"name", "description", "parameters"}``) is accepted too.
@@ -385,7 +387,7 @@ def _type_words(spec: Mapping[str, Any]) -> str:
         )
     t = spec.get("type")
     if isinstance(t, list):
-        return " or ".join(str(x) for x in t)
+        return " or ".join(_type_words({**spec, "type": x}) for x in t)
     if t == "array":
         item = spec.get("items")
         return f"array of {_type_words(item)}" if isinstance(item, dict) and item else "array"

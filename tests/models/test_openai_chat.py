@@ -1,0 +1,33 @@
+"""OpenAIChatModel over real HTTP: a llama.cpp server on 127.0.0.1 with the embedded GGUF, and a
+refused connection for the error path."""
+
+from __future__ import annotations
+
+import pytest
+from _common import check_run, seed_turns
+from tools import seed003
+
+from react_agent import Agent
+from react_agent.errors import ModelError
+from react_agent.models import OpenAIChatModel
+
+
+@pytest.mark.real_model
+def test_seed003_over_http(llama_server: str) -> None:
+    spec = next(t.spec for t in seed_turns("003") if t.label == "seed003-umbrella-beijing")
+    model = OpenAIChatModel(base_url=llama_server)  # the model name comes from /models
+    result = Agent(model, seed003, max_steps=5).run(spec["user"])
+    assert [c.name for c in result.tool_calls][:1] == ["get_weather"]
+    assert check_run(result, spec) == []
+    assert result.steps[0].prompt_tokens  # usage comes back over HTTP
+
+
+def test_refused_connection_is_a_model_error_naming_the_url() -> None:
+    model = OpenAIChatModel("any", base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=5)
+    with pytest.raises(ModelError) as info:
+        model.complete([{"role": "user", "content": "hi"}])
+    assert info.value.cause == "connection"
+    assert "http://127.0.0.1:9/v1" in str(info.value)
+    result = Agent(model).run("hi")
+    assert result.status == "model_error"
+    assert "Could not connect" in (result.error or "")

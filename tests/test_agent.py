@@ -1,0 +1,460 @@
+"""Tests for react_agent.agent: the ReAct loop, run through the package's ScriptedModel."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from react_agent import (
+    STATUSES,
+    Agent,
+    AgentConfig,
+    ConfigError,
+    ModelError,
+    OutputParseError,
+    RunResult,
+    Toolbox,
+    ToolCall,
+    parse_reply,
+)
+from react_agent.events import (
+    FinalAnswer,
+    ModelCallStarted,
+    ParseFailed,
+    ReplyParsed,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+)
+from react_agent.models import ScriptedModel
+from react_agent.models.base import Message
+
+TEMPERATURES = {"Paris": 18, "Rome": 24}
+BAD_REPLY = "I think the weather is nice."
+
+
+def act(name: str, thought: str = "I call a tool.", **args: Any) -> str:
+    return json.dumps({"thought": thought, "action": {"name": name, "args": args}})
+
+
+def final(answer: str, thought: str = "I can answer now.") -> str:
+    return json.dumps({"thought": thought, "action": {"final_answer": answer}})
+
+
+def parse_error_text(reply: str) -> OutputParseError:
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(reply)
+    return info.value
+
+
+@pytest.fixture
+def toolbox() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str) -> str:
+        """Get the current temperature of a city."""
+        if city not in TEMPERATURES:
+            raise ValueError(f"no data for {city}")
+        return f"{TEMPERATURES[city]} °C in {city}"
+
+    @tb.tool
+    def long_report() -> str:
+        """A very long report."""
+        return "y" * 500
+
+    return tb
+
+
+def run(
+    toolbox: Toolbox, replies: Sequence[Any], **options: Any
+) -> tuple[RunResult, ScriptedModel]:
+    model = ScriptedModel(replies)
+    return Agent(model, toolbox, **options).run("Which is warmer, Paris or Rome?"), model
+
+
+def user(content: str) -> Message:
+    return {"role": "user", "content": content}
+
+
+def assistant(content: str) -> Message:
+    return {"role": "assistant", "content": content}
+
+
+# -- a normal run -------------------------------------------------------------------------------
+def test_three_step_run(toolbox: Toolbox) -> None:
+    reply1 = "<think>Paris first.</think>\n" + act("get_weather", "Need Paris.", city="Paris")
+    reply2 = act("get_weather", "Need Rome.", city="Rome")
+    reply3 = final("Rome is 6 °C warmer.", "Rome is warmer.")
+    model = ScriptedModel([reply1, reply2, reply3])
+    agent = Agent(model, toolbox)
+    result = agent.run("Which is warmer, Paris or Rome?")
+
+    assert result.status == "final_answer"
+    assert result.final_answer == "Rome is 6 °C warmer."
+    assert result.error is None
+    assert result.task == "Which is warmer, Paris or Rome?"
+    assert [s.index for s in result.steps] == [1, 2, 3]
+    assert [s.thought for s in result.steps] == ["Need Paris.", "Need Rome.", "Rome is warmer."]
+    assert [s.tool_calls for s in result.steps] == [
+        [ToolCall("get_weather", {"city": "Paris"})],
+        [ToolCall("get_weather", {"city": "Rome"})],
+        [],
+    ]
+    assert [s.observations for s in result.steps] == [["18 °C in Paris"], ["24 °C in Rome"], []]
+    assert [s.stage for s in result.steps] == ["direct", "direct", "direct"]
+    assert [s.final_answer for s in result.steps] == [None, None, "Rome is 6 °C warmer."]
+    assert [s.error for s in result.steps] == [None, None, None]
+    assert result.steps[0].raw_output == reply1  # <think> kept in the trajectory
+    assert "removed <think> reasoning" in result.steps[0].repairs
+    assert result.tool_calls == [
+        ToolCall("get_weather", {"city": "Paris"}), ToolCall("get_weather", {"city": "Rome"}),
+    ]
+
+    # What the model saw at each call.
+    first = [{"role": "system", "content": agent.system_prompt}, user(result.task)]
+    second = [*first, assistant(act("get_weather", "Need Paris.", city="Paris")),
+              user("Observation: 18 °C in Paris")]
+    third = [*second, assistant(reply2), user("Observation: 24 °C in Rome")]
+    assert model.calls == [first, second, third]
+    assert "get_weather" in agent.system_prompt
+    assert result.messages == [*third, assistant(reply3)]
+
+
+def test_final_answer_at_once_and_no_toolbox() -> None:
+    model = ScriptedModel([final("4")])
+    agent = Agent(model)
+    result = agent.run("2+2?")
+    assert (result.status, result.final_answer) == ("final_answer", "4")
+    assert result.tool_calls == []
+    assert "no tools" in model.calls[0][0]["content"]
+
+
+def test_instructions_reach_the_system_prompt(toolbox: Toolbox) -> None:
+    _, model = run(toolbox, [final("x")], instructions="Answer in French.")
+    assert model.calls[0][0]["content"].endswith("Additional instructions:\nAnswer in French.")
+
+
+# -- the model's mistakes -----------------------------------------------------------------------
+def test_parse_error_is_fed_back_and_does_not_consume_steps(toolbox: Toolbox) -> None:
+    expected = parse_error_text(BAD_REPLY)
+    result, model = run(toolbox, [BAD_REPLY, final("Rome.")], max_steps=1)
+
+    assert result.status == "final_answer"
+    assert result.final_answer == "Rome."
+    assert len(result.steps) == 2
+    failed = result.steps[0]
+    assert failed.raw_output == BAD_REPLY
+    assert failed.error == expected.problem
+    assert (failed.stage, failed.thought, failed.tool_calls) == (None, None, [])
+    assert model.calls[1][-2:] == [assistant(BAD_REPLY), user(str(expected))]
+    assert result.stage_counts == {"error": 1, "direct": 1}
+
+
+@pytest.mark.parametrize(
+    ("retries", "bad_replies", "status"),
+    [
+        (3, 3, "final_answer"),
+        (3, 4, "parse_errors"),
+        (0, 1, "parse_errors"),
+        (1, 1, "final_answer"),
+    ],
+)
+def test_parse_retry_budget(
+    toolbox: Toolbox, retries: int, bad_replies: int, status: str
+) -> None:
+    replies = [BAD_REPLY] * bad_replies + [final("done")]
+    result, model = run(toolbox, replies, max_parse_retries=retries)
+    assert result.status == status
+    if status == "parse_errors":
+        assert len(model.calls) == bad_replies == retries + 1
+        assert len(result.steps) == bad_replies
+        assert all(s.error for s in result.steps)
+        assert result.final_answer is None
+        assert f"last {bad_replies} replies held no usable action" in result.error
+        assert parse_error_text(BAD_REPLY).problem in result.error
+        # The last unusable reply ends the run: no error text is sent after it.
+        assert result.messages[-1] == assistant(BAD_REPLY)
+
+
+def test_default_parse_retry_budget_is_three(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [BAD_REPLY] * 5)
+    assert result.status == "parse_errors"
+    assert len(model.calls) == 4
+
+
+def test_parse_failures_count_in_a_row_only(toolbox: Toolbox) -> None:
+    replies = [BAD_REPLY] * 3 + [act("get_weather", city="Paris")] + [BAD_REPLY] * 3
+    result, _ = run(toolbox, [*replies, final("done")])
+    assert result.status == "final_answer"
+    assert result.stage_counts == {"error": 6, "direct": 2}
+
+
+def test_unknown_tool_is_fed_back(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_wether", city="Paris"), final("done")])
+    assert result.status == "final_answer"
+    (tool_result,) = result.steps[0].results
+    assert tool_result.error == "unknown_tool"
+    message = model.calls[1][-1]
+    assert message["role"] == "user"
+    assert message["content"].startswith("Observation: Error: there is no tool named 'get_wether'")
+    assert "did you mean 'get_weather'?" in message["content"]
+
+
+def test_tool_exception_is_fed_back(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_weather", city="Atlantis"), final("unknown")])
+    assert result.status == "final_answer"
+    assert result.steps[0].observations == ["Error: ValueError: no data for Atlantis"]
+    assert result.steps[0].results[0].error == "tool_error"
+    assert model.calls[1][-1] == user("Observation: Error: ValueError: no data for Atlantis")
+
+
+def test_invalid_args_are_fed_back(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_weather", town="Paris"), final("done")])
+    assert result.status == "final_answer"
+    assert result.steps[0].results[0].error == "invalid_args"
+    assert "town: unknown argument" in model.calls[1][-1]["content"]
+
+
+def test_long_observation_is_cut_to_config(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("long_report"), final("done")], max_observation_chars=100)
+    observation = result.steps[0].observations[0]
+    assert observation.startswith("y" * 100 + "\n")
+    assert "400 more characters cut" in observation
+    assert model.calls[1][-1] == user(f"Observation: {observation}")
+
+
+def test_parallel_actions(toolbox: Toolbox) -> None:
+    reply = json.dumps({
+        "thought": "Both at once.",
+        "action": [
+            {"name": "get_weather", "args": {"city": "Rome"}},
+            {"name": "get_weather", "args": {"city": "Atlantis"}},
+            {"name": "get_weather", "args": {"city": "Paris"}},
+        ],
+    })
+    result, model = run(toolbox, [reply, final("Rome.")])
+    step = result.steps[0]
+    assert [c.args["city"] for c in step.tool_calls] == ["Rome", "Atlantis", "Paris"]
+    assert step.observations == [
+        "24 °C in Rome", "Error: ValueError: no data for Atlantis", "18 °C in Paris",
+    ]
+    assert model.calls[1][-1] == user(
+        "Observation: [1] get_weather {\"city\": \"Rome\"}: 24 °C in Rome\n"
+        "[2] get_weather {\"city\": \"Atlantis\"}: Error: ValueError: no data for Atlantis\n"
+        "[3] get_weather {\"city\": \"Paris\"}: 18 °C in Paris"
+    )
+    assert len(model.calls[1]) == 4  # system, task, reply, one observation message
+    assert result.usage["tool_calls"] == 3
+
+
+# -- how runs end -------------------------------------------------------------------------------
+def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris")] * 3 + [final("never")]
+    result, model = run(toolbox, replies, max_steps=2)
+    assert result.status == "max_steps"
+    assert result.final_answer is None
+    assert len(model.calls) == 2
+    assert len(result.steps) == 2
+    assert result.steps[1].observations == ["18 °C in Paris"]
+    assert "all 2 steps" in result.error
+    assert result.messages[-1] == user("Observation: 18 °C in Paris")
+
+
+def _server_down(messages: Sequence[Message]) -> str:
+    raise ModelError("The model server at http://x/v1 failed with HTTP 500.", cause="server")
+
+
+def test_model_error_keeps_earlier_steps(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_weather", city="Paris"), _server_down])
+    assert result.status == "model_error"
+    assert result.error == "The model server at http://x/v1 failed with HTTP 500."
+    assert result.final_answer is None
+    assert len(model.calls) == 2
+    assert len(result.steps) == 1
+    assert result.steps[0].observations == ["18 °C in Paris"]
+    assert result.messages[-1] == user("Observation: 18 °C in Paris")
+
+
+def test_scripted_model_running_out(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris")])
+    assert result.status == "model_error"
+    assert "ScriptedModel has only 1 replies" in result.error
+    assert "asked for reply 2" in result.error
+    assert len(result.steps) == 1
+
+
+def test_scripted_model_raises_exhausted() -> None:
+    model = ScriptedModel([])
+    with pytest.raises(ModelError) as info:
+        model.complete([user("hi")])
+    assert info.value.cause == "exhausted"
+
+
+def _ctrl_c(messages: Sequence[Message]) -> str:
+    raise KeyboardInterrupt
+
+
+def test_keyboard_interrupt_from_model(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), _ctrl_c])
+    assert result.status == "interrupted"
+    assert result.final_answer is None
+    assert "interrupted" in result.error
+    assert len(result.steps) == 1
+    assert result.steps[0].observations == ["18 °C in Paris"]
+
+
+def test_all_statuses_are_known(toolbox: Toolbox) -> None:
+    assert set(STATUSES) == {
+        "final_answer", "max_steps", "parse_errors", "model_error", "interrupted",
+    }
+
+
+# -- the result ---------------------------------------------------------------------------------
+def test_to_json_round_trip(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")])
+    data = json.loads(result.to_json())
+    assert {"status", "final_answer", "steps", "usage"} <= set(data)
+    assert data["status"] == "final_answer"
+    assert data["final_answer"] == "18 °C"
+    assert data["usage"] == result.usage
+    assert data["stage_counts"] == {"direct": 2, "error": 1}
+    assert [s["index"] for s in data["steps"]] == [1, 2, 3]
+    assert data["steps"][0]["tool_calls"] == [{"name": "get_weather", "args": {"city": "Paris"}}]
+    assert data["steps"][0]["observations"] == ["18 °C in Paris"]
+    assert data["steps"][1]["error"] == parse_error_text(BAD_REPLY).problem
+    assert data["messages"] == result.messages
+    assert json.loads(result.to_json(indent=None)) == data
+
+
+def test_usage_sums_tokens(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome"), final("Rome")]
+    result, model = run(toolbox, replies)
+    # ScriptedModel estimates tokens as characters / 4.
+    prompt = sum(sum(len(m["content"]) for m in call) // 4 for call in model.calls)
+    completion = sum(len(r) // 4 for r in replies)
+    usage = result.usage
+    assert usage["prompt_tokens"] == prompt == sum(s.prompt_tokens for s in result.steps)
+    assert usage["completion_tokens"] == completion
+    assert usage["model_calls"] == 3
+    assert usage["tool_calls"] == 2
+    assert usage["model_seconds"] >= 0 and usage["tool_seconds"] >= 0
+
+
+def test_stage_counts(toolbox: Toolbox) -> None:
+    fenced = "```json\n" + act("get_weather", city="Paris") + "\n```"
+    fallback = "Let me check. " + act("get_weather", city="Rome")
+    repaired = '{"thought": "done", "action": {"final_answer": "Rome",},}'
+    result, _ = run(toolbox, [fenced, fallback, BAD_REPLY, repaired])
+    assert result.status == "final_answer"
+    assert [s.stage for s in result.steps] == ["fenced", "fallback", None, "repaired"]
+    assert result.stage_counts == {"fenced": 1, "fallback": 1, "error": 1, "repaired": 1}
+
+
+# -- events -------------------------------------------------------------------------------------
+def test_iter_events_in_order(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
+    agent = Agent(ScriptedModel(replies), toolbox)
+    events = list(agent.iter("Weather in Paris?"))
+    assert [type(e) for e in events] == [
+        RunStarted,
+        ModelCallStarted, ReplyParsed, ToolStarted, ToolFinished,
+        ModelCallStarted, ParseFailed,
+        ModelCallStarted, ReplyParsed, FinalAnswer,
+        RunFinished,
+    ]
+    started, finished = events[0], events[-1]
+    assert started.task == "Weather in Paris?"
+    assert started.system_prompt == agent.system_prompt
+    assert [e.index for e in events if isinstance(e, ModelCallStarted)] == [1, 2, 3]
+    tool_started, tool_finished = events[3], events[4]
+    assert tool_started.call == ToolCall("get_weather", {"city": "Paris"})
+    assert tool_finished.result.observation == "18 °C in Paris"
+    assert events[6].message == str(parse_error_text(BAD_REPLY))
+    assert events[9].text == "18 °C"
+    assert finished.result.status == "final_answer"
+    assert finished.result.steps[0] is events[2].step
+
+
+def test_iter_parallel_tool_events(toolbox: Toolbox) -> None:
+    reply = json.dumps({"thought": "both", "action": [
+        {"name": "get_weather", "args": {"city": "Paris"}},
+        {"name": "get_weather", "args": {"city": "Rome"}},
+    ]})
+    events = list(Agent(ScriptedModel([reply, final("x")]), toolbox).iter("t"))
+    tool_events = [e for e in events if isinstance(e, ToolStarted | ToolFinished)]
+    assert [type(e) for e in tool_events] == [ToolStarted, ToolStarted, ToolFinished, ToolFinished]
+    assert [e.result.observation for e in tool_events[2:]] == ["18 °C in Paris", "24 °C in Rome"]
+
+
+def test_iter_gives_the_same_result_as_run(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
+    ran = Agent(ScriptedModel(replies), toolbox).run("task")
+    events = list(Agent(ScriptedModel(replies), toolbox).iter("task"))
+    assert isinstance(events[-1], RunFinished)
+    iterated = events[-1].result
+
+    def comparable(result: RunResult) -> dict[str, Any]:
+        data = result.to_dict()
+        del data["usage"]
+        for step in data["steps"]:
+            del step["model_seconds"]
+            for r in step["results"]:
+                del r["seconds"]
+        return data
+
+    assert comparable(iterated) == comparable(ran)
+
+
+@pytest.mark.parametrize(
+    "replies",
+    [
+        pytest.param([_server_down], id="model_error"),
+        pytest.param([_ctrl_c], id="interrupted"),
+        pytest.param([BAD_REPLY] * 4, id="parse_errors"),
+    ],
+)
+def test_iter_always_ends_with_run_finished(toolbox: Toolbox, replies: list[Any]) -> None:
+    events = list(Agent(ScriptedModel(replies), toolbox).iter("task"))
+    assert isinstance(events[0], RunStarted)
+    assert isinstance(events[-1], RunFinished)
+    assert sum(isinstance(e, RunFinished) for e in events) == 1
+    assert events[-1].result.status != "final_answer"
+
+
+# -- configuration ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_steps": 0}, "max_steps"),
+        ({"max_steps": -3}, "max_steps"),
+        ({"max_parse_retries": -1}, "max_parse_retries"),
+        ({"max_observation_chars": 99}, "max_observation_chars"),
+    ],
+)
+def test_config_validation(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        AgentConfig(**options)
+    with pytest.raises(ConfigError, match=message):
+        Agent(ScriptedModel([]), **options)
+
+
+def test_max_steps_argument_overrides_config() -> None:
+    agent = Agent(ScriptedModel([]), max_steps=3, config=AgentConfig(max_steps=7, instructions="x"))
+    assert agent.config.max_steps == 3
+    assert agent.config.instructions == "x"
+    with pytest.raises(ConfigError):
+        Agent(ScriptedModel([]), max_steps=0, config=AgentConfig())
+
+
+def test_options_with_config_are_not_silently_dropped() -> None:
+    try:
+        agent = Agent(ScriptedModel([]), config=AgentConfig(max_steps=2), instructions="Be brief.")
+    except ConfigError:
+        return  # refusing the combination is fine too
+    assert agent.config.instructions == "Be brief."
+    assert agent.config.max_steps == 2

@@ -1,0 +1,359 @@
+"""Tests for the ``react-agent`` command (react_agent.cli), run in-process through ``main``.
+
+``run`` needs a model: an unreachable ``--base-url`` (a refused connection, no network) covers the
+model-error path, and a tiny OpenAI-compatible HTTP server in a thread (stdlib only) covers a
+whole run to its final answer.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from react_agent import ConfigError, OutputParseError, Toolbox, __version__, parse_reply
+from react_agent.cli import load_toolbox, main
+
+UNREACHABLE = "http://127.0.0.1:9/v1"
+GOOD_REPLY = '{"thought": "Need the weather.", "action": {"name": "get_weather", ' \
+    '"args": {"city": "北京"}}}'
+BAD_REPLY = "The weather is probably fine."
+
+TOOLS_MODULE = '''
+from react_agent import Toolbox
+
+toolbox = Toolbox()
+
+
+@toolbox.tool
+def get_weather(city: str) -> str:
+    """Get the current weather for a city."""
+    return f"sunny, 21 °C in {city}"
+
+
+def make_toolbox():
+    return toolbox
+
+
+not_a_toolbox = 42
+'''
+
+
+@pytest.fixture(autouse=True)
+def _isolate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the environment from pointing the CLI at a real server or proxy, and undo the
+    sys.path entries that loading a toolbox file adds."""
+    for var in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "NO_COLOR"):
+        monkeypatch.delenv(var, raising=False)
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+        monkeypatch.delenv(var.lower(), raising=False)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+
+
+@pytest.fixture
+def tools_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mytools.py"
+    path.write_text(TOOLS_MODULE, encoding="utf-8")
+    return path
+
+
+# -- parse --------------------------------------------------------------------------------------
+def test_parse_file_good_reply(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    reply_file = tmp_path / "reply.txt"
+    reply_file.write_text(GOOD_REPLY, encoding="utf-8")
+    assert main(["parse", str(reply_file)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "stage: direct" in out
+    assert "repairs: none" in out
+    assert "thought: Need the weather." in out
+    assert 'tool call: get_weather {"city": "北京"}' in out
+
+
+def test_parse_stdin_good_reply(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "Sure!\n```json\n" + GOOD_REPLY.replace("}}}", "},}}") + "\n```"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    assert main(["parse", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "stage: repaired" in out
+    assert "repairs: trailing commas" in out
+    assert 'tool call: get_weather {"city": "北京"}' in out
+
+
+def test_parse_final_answer(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    reply = '{"thought": "done", "action": {"final_answer": "It is sunny."}}'
+    monkeypatch.setattr(sys, "stdin", io.StringIO(reply))
+    assert main(["parse", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "final answer: It is sunny." in out
+    assert "tool call" not in out
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_parse_bad_reply(
+    source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(BAD_REPLY)
+    if source == "file":
+        path = tmp_path / "bad.txt"
+        path.write_text(BAD_REPLY, encoding="utf-8")
+        argv = ["parse", str(path)]
+    else:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(BAD_REPLY))
+        argv = ["parse", "-"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"error ({info.value.kind}): {info.value.problem}")
+    assert "The model would be sent:" in out
+    assert str(info.value) in out
+
+
+def test_parse_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.txt"
+    assert main(["parse", str(missing)]) == 2
+    assert "nope.txt" in capsys.readouterr().err
+
+
+# -- run against an unreachable server ----------------------------------------------------------
+def test_run_unreachable_server(tools_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "Weather in Paris?", "--tools", f"{tools_file}:toolbox",
+                 "--base-url", UNREACHABLE, "--model", "any-model"])
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "Task: Weather in Paris?" in out
+    assert "Status: model_error" in out
+    assert UNREACHABLE in out
+    assert "Could not connect" in out
+
+
+def test_run_unreachable_server_json(tools_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "Weather in Paris?", "--tools", f"{tools_file}:toolbox",
+                 "--base-url", UNREACHABLE, "--json"])
+    assert code == 1
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert {"status", "final_answer", "steps"} <= set(data)
+    assert data["status"] == "model_error"
+    assert data["final_answer"] is None
+    assert data["steps"] == []
+    assert UNREACHABLE in data["error"] and "Could not connect" in data["error"]
+    assert "get_weather" in data["messages"][0]["content"]  # the --tools toolbox was used
+    assert "Status: model_error" in captured.err  # the thought chain goes to stderr
+
+
+def test_run_unreachable_server_quiet(tools_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "hi", "--tools", f"{tools_file}:toolbox", "--base-url", UNREACHABLE,
+                 "--model", "m", "--quiet"])
+    assert code == 1
+    out = capsys.readouterr().out
+    assert out.startswith("Could not connect to the model server at " + UNREACHABLE)
+    assert "Task:" not in out
+
+
+# -- run against a tiny OpenAI-compatible server ------------------------------------------------
+class _FakeServer(ThreadingHTTPServer):
+    replies: list[str]
+    requests: list[dict[str, Any]]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _FakeServer
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append(body)
+        content = self.server.replies.pop(0)
+        data = json.dumps({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[_FakeServer]:
+    srv = _FakeServer(("127.0.0.1", 0), _Handler)
+    srv.replies, srv.requests = [], []
+    thread = threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_run_to_final_answer(
+    server: _FakeServer, tools_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.replies = [GOOD_REPLY, '{"thought": "Done.", "action": {"final_answer": "晴, 21 °C"}}']
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    code = main(["run", "北京天气?", "--tools", f"{tools_file}:make_toolbox", "--base-url", url,
+                 "--model", "fake"])
+    assert code == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:5] == [
+        "Task: 北京天气?",
+        "Thought: Need the weather.",
+        'Action: get_weather {"city": "北京"}',
+        "Observation: sunny, 21 °C in 北京",
+        "Thought: Done.",
+    ]
+    assert "Final answer: 晴, 21 °C" in out
+    assert any(line.startswith("Status: final_answer, 2 model calls, 1 tool calls") for line in out)
+    assert len(server.requests) == 2
+    assert all("tools" not in r for r in server.requests)  # prompt-driven: never tools=
+    assert server.requests[1]["messages"][-1] == {
+        "role": "user", "content": "Observation: sunny, 21 °C in 北京",
+    }
+
+
+def test_run_max_steps_exit_code(
+    server: _FakeServer, tools_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.replies = [GOOD_REPLY]
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    code = main(["run", "task", "--tools", f"{tools_file}:toolbox", "--base-url", url,
+                 "--model", "fake", "--max-steps", "1", "--json"])
+    assert code == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "max_steps"
+    assert data["steps"][0]["observations"] == ["sunny, 21 °C in 北京"]
+    assert data["usage"]["prompt_tokens"] == 10
+
+
+# -- --tools errors -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        pytest.param("{file}", "expects MODULE:OBJECT or FILE.py:OBJECT", id="no-colon"),
+        pytest.param(":toolbox", "expects MODULE:OBJECT", id="no-module"),
+        pytest.param("{file}:", "expects MODULE:OBJECT", id="no-object"),
+        pytest.param("{file}:not_a_toolbox", "is not a Toolbox (got int)", id="not-a-toolbox"),
+        pytest.param("{dir}/missing.py:toolbox", "no file", id="missing-file"),
+        pytest.param("no_such_module_xyz:toolbox", "cannot import 'no_such_module_xyz'",
+                     id="missing-module"),
+    ],
+)
+def test_tools_errors_exit_2(
+    spec: str, message: str, tools_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = spec.format(file=tools_file, dir=tools_file.parent)
+    code = main(["run", "task", "--tools", spec, "--base-url", UNREACHABLE])
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("react-agent: ")
+    assert message in captured.err
+    assert captured.out == ""  # stopped before the run began
+
+
+def test_tools_missing_attribute_exit_2(tools_file: Path, capsys: pytest.CaptureFixture[str]):
+    code = main(["run", "task", "--tools", f"{tools_file}:nope", "--base-url", UNREACHABLE])
+    assert code == 2
+    assert ":nope" in capsys.readouterr().err
+
+
+def test_tools_missing_attribute_message(tools_file: Path) -> None:
+    clear = r"(has no|no object|not found).*'nope'|'nope'.*not found"
+    with pytest.raises(ConfigError, match=clear):
+        load_toolbox(f"{tools_file}:nope")
+
+
+def test_tools_module_with_bad_tool_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "badtools.py"
+    path.write_text(
+        "from react_agent import Toolbox\ntoolbox = Toolbox()\n\n"
+        "@toolbox.tool\ndef undocumented(x: str) -> str:\n    return x\n",
+        encoding="utf-8",
+    )
+    assert main(["run", "task", "--tools", f"{path}:toolbox", "--base-url", UNREACHABLE]) == 2
+    assert "add a docstring" in capsys.readouterr().err
+
+
+# -- load_toolbox -------------------------------------------------------------------------------
+@pytest.mark.parametrize("attr", ["toolbox", "make_toolbox"])
+def test_load_toolbox_from_file(tools_file: Path, attr: str) -> None:
+    toolbox = load_toolbox(f"{tools_file}:{attr}")
+    assert isinstance(toolbox, Toolbox)
+    assert toolbox.names == ["get_weather"]
+    assert toolbox["get_weather"].func(city="Rome") == "sunny, 21 °C in Rome"
+
+
+def test_load_toolbox_from_relative_file(
+    tools_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tools_file.parent.parent)
+    toolbox = load_toolbox(f"{tools_file.parent.name}/mytools.py:toolbox")
+    assert toolbox.names == ["get_weather"]
+
+
+@pytest.mark.parametrize("attr", ["toolbox", "make_toolbox"])
+def test_load_toolbox_from_module(
+    tools_file: Path, monkeypatch: pytest.MonkeyPatch, attr: str
+) -> None:
+    module = "react_agent_cli_test_tools"
+    (tools_file.parent / f"{module}.py").write_text(TOOLS_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tools_file.parent))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    try:
+        toolbox = load_toolbox(f"{module}:{attr}")
+    finally:
+        sys.modules.pop(module, None)
+    assert isinstance(toolbox, Toolbox)
+    assert toolbox.names == ["get_weather"]
+
+
+def test_load_toolbox_from_installed_package() -> None:
+    toolbox = load_toolbox("react_agent.builtin_tools:builtin_toolbox")
+    assert "calculate" in toolbox.names
+
+
+# -- the command itself -------------------------------------------------------------------------
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"react-agent {__version__}"
+
+
+@pytest.mark.parametrize(
+    "argv", [[], ["run"], ["parse"], ["fly"], ["run", "x", "--max-steps", "many"]],
+    ids=["no-command", "run-no-task", "parse-no-file", "unknown-command", "bad-int"],
+)
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "usage: react-agent" in capsys.readouterr().err
+
+
+def test_module_help_subprocess() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "react_agent", "--help"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: react-agent")
+    for word in ("run", "parse", "--version"):
+        assert word in done.stdout

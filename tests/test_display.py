@@ -1,0 +1,145 @@
+"""Tests for react_agent.display: the Printer turns a run's events into a readable thought chain."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from react_agent import Agent, OutputParseError, Toolbox, parse_reply
+from react_agent.display import Printer, summary
+from react_agent.models import ScriptedModel
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+REPLIES = [
+    json.dumps({"thought": "I need the weather.",
+                "action": {"name": "get_weather", "args": {"city": "北京"}}}),
+    json.dumps({"thought": "Try an unknown city.",
+                "action": {"name": "get_weather", "args": {"city": "Atlantis"}}}),
+    "no JSON here",
+    json.dumps({"thought": "I have it.", "action": {"final_answer": "北京: sunny, 3 °C."}}),
+]
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def agent() -> Agent:
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def get_weather(city: str) -> str:
+        """Get the current weather for a city."""
+        if city == "Atlantis":
+            raise LookupError("unknown city")
+        return "sunny, 3 °C"
+
+    return Agent(ScriptedModel(REPLIES), toolbox)
+
+
+def print_run(agent: Agent, stream: io.StringIO, **options: object) -> str:
+    printer = Printer(stream, **options)  # type: ignore[arg-type]
+    for event in agent.iter("北京天气怎么样?"):
+        printer(event)
+    return stream.getvalue()
+
+
+def parse_problem(reply: str) -> str:
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(reply)
+    return info.value.problem
+
+
+def test_thought_chain_lines(agent: Agent) -> None:
+    lines = print_run(agent, io.StringIO()).splitlines()
+    assert lines[:9] == [
+        "Task: 北京天气怎么样?",
+        "Thought: I need the weather.",
+        'Action: get_weather {"city": "北京"}',
+        "Observation: sunny, 3 °C",
+        "Thought: Try an unknown city.",
+        'Action: get_weather {"city": "Atlantis"}',
+        "Observation: Error: LookupError: unknown city",
+        f"Unusable reply: {parse_problem('no JSON here')} (asking again)",
+        "Thought: I have it.",
+    ]
+    assert lines[9] == "Final answer: 北京: sunny, 3 °C."
+    assert lines[10].startswith("Status: final_answer, 4 model calls, 2 tool calls, ")
+    assert lines[10].endswith(" s")
+    assert len(lines) == 11
+
+
+@pytest.mark.parametrize(
+    ("stream_class", "color", "no_color_env", "expect_ansi"),
+    [
+        (io.StringIO, None, False, False),   # not a terminal
+        (FakeTTY, None, False, True),        # a terminal
+        (FakeTTY, None, True, False),        # a terminal, but NO_COLOR is set
+        (io.StringIO, True, False, True),    # forced on
+        (FakeTTY, False, False, False),      # forced off
+    ],
+)
+def test_colours(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch, stream_class: type[io.StringIO],
+    color: bool | None, no_color_env: bool, expect_ansi: bool,
+) -> None:
+    if no_color_env:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    text = print_run(agent, stream_class(), color=color)
+    assert bool(ANSI.search(text)) is expect_ansi
+    assert "Final answer:" in ANSI.sub("", text)
+
+
+def test_colour_codes_per_kind(agent: Agent) -> None:
+    text = print_run(agent, io.StringIO(), color=True)
+    assert "\x1b[36mThought:\x1b[0m I need the weather." in text
+    assert "\x1b[33mAction:\x1b[0m get_weather" in text
+    assert "\x1b[32mObservation:\x1b[0m sunny, 3 °C" in text
+    assert "\x1b[31mObservation:\x1b[0m Error: LookupError" in text  # a failed call is red
+    assert "\x1b[1;35mFinal answer:\x1b[0m" in text
+    # Without colours the same text remains.
+    plain = print_run(
+        Agent(ScriptedModel(REPLIES), agent.toolbox), io.StringIO(), color=False
+    )
+    assert ANSI.sub("", text) == plain
+
+
+def test_long_observation_shortened_on_screen_only() -> None:
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def long_report() -> str:
+        """A long report."""
+        return "z" * 300
+
+    replies = [
+        json.dumps({"thought": "t", "action": {"name": "long_report", "args": {}}}),
+        json.dumps({"thought": "t", "action": {"final_answer": "done"}}),
+    ]
+    stream = io.StringIO()
+    printer = Printer(stream, max_observation_chars=50)
+    result = None
+    for event in Agent(ScriptedModel(replies), toolbox).iter("task"):
+        printer(event)
+        result = getattr(event, "result", result)
+    assert "Observation: " + "z" * 50 + " [... 300 chars in all]" in stream.getvalue()
+    assert result is not None
+    assert result.steps[0].observations == ["z" * 300]
+
+
+def test_summary_with_error() -> None:
+    agent = Agent(ScriptedModel([]), Toolbox())
+    result = agent.run("task")
+    text = summary(result)
+    first, second = text.split("\n")
+    assert first.startswith("model_error, 0 model calls, 0 tool calls, 0 tokens, ")
+    assert second == result.error
+    assert "ScriptedModel has only 0 replies" in second

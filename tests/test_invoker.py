@@ -1,0 +1,380 @@
+"""Tests for react_agent.invoker: every tool call becomes one observation, whatever happens."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import pytest
+
+from react_agent import Toolbox, ToolCall, ToolResult
+from react_agent.invoker import DEFAULT_MAX_OBSERVATION_CHARS, format_result, invoke, invoke_all
+
+
+class Opaque:
+    def __repr__(self) -> str:
+        return "<Opaque thing>"
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    """An event a hanging tool waits on; set at teardown so no thread outlives the test long."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+@pytest.fixture
+def toolbox(release: threading.Event) -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str, days: int = 1, unit: Literal["c", "f"] = "c") -> str:
+        """Get the weather for a city."""
+        return f"{city}|{days}|{unit}"
+
+    @tb.tool
+    def get_time(zone: str) -> str:
+        """Get the time in a zone."""
+        return f"noon in {zone}"
+
+    @tb.tool
+    def average(numbers: list[int]) -> float:
+        """Average of numbers."""
+        return sum(numbers) / len(numbers)
+
+    @tb.tool
+    def divide(a: float, b: float) -> float:
+        """Divide a by b."""
+        return a / b
+
+    @tb.tool
+    def configure(name: str, **options: Any) -> dict[str, Any]:
+        """Configure with any options."""
+        return {"name": name, **options}
+
+    @tb.tool(timeout=0.2)
+    def hang() -> str:
+        """Hang until released."""
+        release.wait(5)
+        return "released"
+
+    @tb.tool
+    def echo(value: Any = None) -> Any:
+        """Return the value as given."""
+        return value
+
+    @tb.tool
+    def opaque() -> Opaque:
+        """Return something that is not JSON."""
+        return Opaque()
+
+    @tb.tool
+    def when() -> dict[str, Any]:
+        """A dict holding a non-JSON value."""
+        return {"at": dt.date(2024, 5, 1)}
+
+    @tb.tool
+    def long_text(n: int) -> str:
+        """n characters of text."""
+        return "x" * n
+
+    @tb.tool
+    async def async_weather(city: str) -> str:
+        """Async weather."""
+        await asyncio.sleep(0)
+        return f"async sunny in {city}"
+
+    @tb.tool
+    async def async_fail() -> str:
+        """Async failure."""
+        raise RuntimeError("async broke")
+
+    return tb
+
+
+def call(tool: str, /, **args: Any) -> ToolCall:
+    return ToolCall(tool, args)
+
+
+# -- successful calls ---------------------------------------------------------------------------
+def test_success(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_weather", city="Paris", days=2))
+    assert isinstance(result, ToolResult)
+    assert (result.ok, result.error) == (True, None)
+    assert result.observation == "Paris|2|c"
+    assert result.args == {"city": "Paris", "days": 2}
+    assert result.cleaning == []
+    assert result.seconds >= 0
+
+
+def test_string_args_are_stripped_and_recorded(toolbox: Toolbox) -> None:
+    raw = call("get_weather", city="  Paris \n", unit="f")
+    result = invoke(toolbox, raw)
+    assert result.ok
+    assert result.observation == "Paris|1|f"
+    assert result.args == {"city": "Paris", "unit": "f"}
+    assert result.cleaning == ["stripped spaces from city"]
+    assert result.call == raw  # the call as the model wrote it is kept
+    assert raw.args["city"] == "  Paris \n"
+
+
+def test_stripping_happens_before_validation(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_weather", city="Rome", unit=" c "))
+    assert result.ok, result.observation
+    assert result.observation == "Rome|1|c"
+
+
+def test_to_dict_is_json(toolbox: Toolbox) -> None:
+    data = invoke(toolbox, call("get_weather", city=" Oslo")).to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["name"] == "get_weather"
+    assert data["args"] == {"city": " Oslo"}
+    assert data["cleaned_args"] == {"city": "Oslo"}
+    assert data["ok"] is True
+
+
+def test_open_schema_accepts_extra_args(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("configure", name="x", verbose=True))
+    assert result.ok, result.observation
+    assert json.loads(result.observation) == {"name": "x", "verbose": True}
+
+
+# -- unknown tools ------------------------------------------------------------------------------
+def test_unknown_tool_lists_tools_and_suggests(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_wether", city="Paris"))
+    assert (result.ok, result.error) == (False, "unknown_tool")
+    assert result.observation.startswith("Error: there is no tool named 'get_wether'")
+    assert "did you mean 'get_weather'?" in result.observation
+    assert "Available tools: " + ", ".join(toolbox.names) + "." in result.observation
+
+
+def test_unknown_tool_without_close_match(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("book_flight"))
+    assert result.error == "unknown_tool"
+    assert "did you mean" not in result.observation
+    assert "get_weather" in result.observation
+
+
+def test_unknown_tool_in_empty_toolbox() -> None:
+    result = invoke(Toolbox(), call("anything"))
+    assert result.error == "unknown_tool"
+    assert "Available tools: none." in result.observation
+
+
+# -- invalid arguments --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "args", "expected_lines"),
+    [
+        pytest.param("get_weather", {}, ["- city: missing (required string)"], id="missing"),
+        pytest.param(
+            "get_weather", {"city": 3}, ["- city: expected string, got 3"], id="wrong-type",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "days": "two"}, ['- days: expected integer, got "two"'],
+            id="string-for-integer",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "days": True}, ["- days: expected integer, got true"],
+            id="bool-for-integer",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "unit": "k"},
+            ['- unit: expected one of "c", "f", got "k"'],
+            id="enum",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "dayz": 2},
+            ["- dayz: unknown argument (did you mean 'days'?) (arguments: city, days, unit)"],
+            id="unknown-arg",
+        ),
+        pytest.param(
+            "get_time", {"zone": "UTC", "color": 1},
+            ["- color: unknown argument (arguments: zone)"], id="unknown-arg-no-hint",
+        ),
+        pytest.param(
+            "average", {"numbers": [1, "two"]}, ['- numbers.1: expected integer, got "two"'],
+            id="nested",
+        ),
+        pytest.param(
+            "get_weather", {"cty": "a", "days": "x", "unit": "k"},
+            [
+                "- cty: unknown argument (did you mean 'city'?) (arguments: city, days, unit)",
+                "- city: missing (required string)",
+                '- days: expected integer, got "x"',
+                '- unit: expected one of "c", "f", got "k"',
+            ],
+            id="several",
+        ),
+    ],
+)
+def test_invalid_args_one_line_per_field(
+    toolbox: Toolbox, name: str, args: dict[str, Any], expected_lines: list[str]
+) -> None:
+    result = invoke(toolbox, ToolCall(name, args))
+    assert (result.ok, result.error) == (False, "invalid_args")
+    lines = result.observation.splitlines()
+    assert lines[0] == f"Error: invalid arguments for {name}:"
+    assert lines[1:-1] == expected_lines
+    assert lines[-1] == f"Call {name} again with corrected args."
+
+
+def test_invalid_args_do_not_call_the_tool() -> None:
+    calls: list[Any] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def record(n: int) -> str:
+        """Record n."""
+        calls.append(n)
+        return "ok"
+
+    assert invoke(tb, call("record", n="1")).error == "invalid_args"
+    assert calls == []
+
+
+# -- failures and timeouts ----------------------------------------------------------------------
+def test_tool_exception_becomes_observation(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("divide", a=1, b=0))
+    assert (result.ok, result.error) == (False, "tool_error")
+    assert result.observation == "Error: ZeroDivisionError: division by zero"
+
+
+def test_tool_timeout(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("hang"))
+    assert (result.ok, result.error) == (False, "timeout")
+    assert result.observation.startswith("Error: hang did not finish within 0.2 seconds")
+    assert "released" not in result.observation
+
+
+# -- results as text ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("plain text", "plain text"),
+        ({"temp": 22, "city": "北京"}, '{"temp": 22, "city": "北京"}'),
+        ([1, 2.5, None], "[1, 2.5, null]"),
+        (42, "42"),
+        (2.5, "2.5"),
+        (True, "true"),
+        (None, "(the tool returned no result)"),
+        ("", "(the tool returned an empty string)"),
+        ("  \n", "(the tool returned an empty string)"),
+        (Opaque(), "<Opaque thing>"),
+        ({"at": dt.date(2024, 5, 1)}, "{'at': datetime.date(2024, 5, 1)}"),
+    ],
+    ids=repr,
+)
+def test_format_result(value: Any, expected: str) -> None:
+    assert format_result(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("echo", {"value": {"a": [1, 2]}}, '{"a": [1, 2]}'),
+        ("echo", {}, "(the tool returned no result)"),
+        ("opaque", {}, "<Opaque thing>"),
+        ("when", {}, "{'at': datetime.date(2024, 5, 1)}"),
+        ("average", {"numbers": [1, 2]}, "1.5"),
+    ],
+)
+def test_non_string_results_through_invoke(
+    toolbox: Toolbox, name: str, args: dict[str, Any], expected: str
+) -> None:
+    result = invoke(toolbox, ToolCall(name, args))
+    assert result.ok
+    assert result.observation == expected
+
+
+def test_long_result_is_cut_with_marker(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("long_text", n=250), max_chars=100)
+    assert result.ok
+    head, marker = result.observation.split("\n", 1)
+    assert head == "x" * 100
+    assert "150 more characters cut" in marker
+
+
+def test_default_cut_limit(toolbox: Toolbox) -> None:
+    n = DEFAULT_MAX_OBSERVATION_CHARS + 10
+    result = invoke(toolbox, call("long_text", n=n))
+    assert result.observation.startswith("x" * DEFAULT_MAX_OBSERVATION_CHARS + "\n")
+    assert "10 more characters cut" in result.observation
+    exact = invoke(toolbox, call("long_text", n=DEFAULT_MAX_OBSERVATION_CHARS))
+    assert exact.observation == "x" * DEFAULT_MAX_OBSERVATION_CHARS
+
+
+# -- async tools --------------------------------------------------------------------------------
+def test_async_tool(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("async_weather", city="Lima"))
+    assert result.ok
+    assert result.observation == "async sunny in Lima"
+
+
+def test_async_tool_exception(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("async_fail"))
+    assert (result.ok, result.error) == (False, "tool_error")
+    assert result.observation == "Error: RuntimeError: async broke"
+
+
+# -- several calls ------------------------------------------------------------------------------
+def test_invoke_all_keeps_order_and_isolates_failures(toolbox: Toolbox) -> None:
+    calls = [
+        call("get_weather", city="Paris"),
+        call("divide", a=1, b=0),
+        call("nope"),
+        call("get_weather", city=5),
+        call("async_weather", city="Rome"),
+        call("get_time", zone="UTC"),
+    ]
+    results = invoke_all(toolbox, calls)
+    assert [r.call for r in results] == calls
+    assert [r.error for r in results] == [
+        None, "tool_error", "unknown_tool", "invalid_args", None, None,
+    ]
+    assert results[0].observation == "Paris|1|c"
+    assert results[4].observation == "async sunny in Rome"
+    assert results[5].observation == "noon in UTC"
+
+
+def test_invoke_all_order_is_the_given_order_not_completion_order() -> None:
+    second_done = threading.Event()
+    tb = Toolbox()
+
+    @tb.tool
+    def first() -> str:
+        """Waits for the second call to finish."""
+        return f"first saw second done: {second_done.wait(5)}"
+
+    @tb.tool
+    def second() -> str:
+        """Finishes at once."""
+        second_done.set()
+        return "second"
+
+    results = invoke_all(tb, [call("first"), call("second")])
+    assert [r.observation for r in results] == ["first saw second done: True", "second"]
+
+
+def test_invoke_all_with_timeout_among_calls(toolbox: Toolbox) -> None:
+    results = invoke_all(toolbox, [call("hang"), call("get_time", zone="CET")])
+    assert [r.error for r in results] == ["timeout", None]
+    assert results[1].observation == "noon in CET"
+
+
+def test_invoke_all_single_and_empty(toolbox: Toolbox) -> None:
+    (only,) = invoke_all(toolbox, [call("get_time", zone="UTC")])
+    assert only.observation == "noon in UTC"
+    assert invoke_all(toolbox, []) == []
+
+
+def test_invoke_all_respects_max_chars(toolbox: Toolbox) -> None:
+    results = invoke_all(
+        toolbox, [call("long_text", n=300), call("long_text", n=50)], max_chars=100
+    )
+    assert "200 more characters cut" in results[0].observation
+    assert results[1].observation == "x" * 50

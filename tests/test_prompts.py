@@ -1,0 +1,172 @@
+"""Tests for react_agent.prompts: every template renders, missing variables fail loudly, the system
+prompt describes the tools and the reply format, and the templates ship inside the wheel."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from react_agent import ConfigError, Toolbox
+from react_agent.prompts import load_template, prompt_dir, render, render_system_prompt
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATE_FILES = sorted((REPO / "prompts").glob("*.md"))
+
+# Sample variables for each template. A new template needs an entry here; a template that needs
+# a variable not listed makes render() raise ConfigError, which fails the test.
+SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
+    "system": {"tools": "- sample_tool: SAMPLE TOOL TEXT", "instructions": "SAMPLE-INSTRUCTIONS"},
+    "observation": {"observation": "SAMPLE-OBSERVATION"},
+    "parse_error": {"problem": "SAMPLE-PROBLEM"},
+}
+
+
+def test_templates_are_discovered() -> None:
+    names = {p.stem for p in TEMPLATE_FILES}
+    assert {"system", "observation", "parse_error"} <= names
+    assert {p.name for p in prompt_dir().glob("*.md")} == {p.name for p in TEMPLATE_FILES}
+
+
+@pytest.mark.parametrize("path", TEMPLATE_FILES, ids=lambda p: p.name)
+def test_every_template_renders(path: Path) -> None:
+    name = path.stem
+    if name not in SAMPLE_VARIABLES:
+        pytest.fail(f"prompts/{path.name} has no sample variables; add it to SAMPLE_VARIABLES")
+    variables = SAMPLE_VARIABLES[name]
+    text = render(name, **variables)  # ConfigError if the template needs more variables
+    assert text.strip()
+    assert text == text.rstrip()
+    for value in variables.values():
+        assert value in text, f"{name}: the variable value {value!r} is not in the rendered text"
+    assert set(load_template(name).get_identifiers()) == set(variables)
+
+
+@pytest.mark.parametrize(
+    ("name", "missing"),
+    [(name, var) for name, variables in SAMPLE_VARIABLES.items() for var in variables],
+)
+def test_render_missing_variable_raises_config_error(name: str, missing: str) -> None:
+    variables = {k: v for k, v in SAMPLE_VARIABLES[name].items() if k != missing}
+    with pytest.raises(ConfigError, match=f"{name!r} needs the variable {missing!r}"):
+        render(name, **variables)
+
+
+def test_render_unknown_template_raises_config_error() -> None:
+    with pytest.raises(ConfigError, match="no_such_prompt"):
+        render("no_such_prompt")
+
+
+def test_observation_and_parse_error_text() -> None:
+    assert render("observation", observation="22 °C") == "Observation: 22 °C"
+    text = render("parse_error", problem="It was empty.")
+    assert "It was empty." in text
+    assert '"final_answer"' in text and '"action"' in text
+
+
+# -- the system prompt --------------------------------------------------------------------------
+@pytest.fixture
+def toolbox() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str, unit: Literal["c", "f"] = "c") -> str:
+        """Get the current weather for a city."""
+        return ""
+
+    @tb.tool(name="search_docs")
+    def search(query: str, limit: int = 5) -> list[str]:
+        """Search the documentation."""
+        return []
+
+    return tb
+
+
+def test_system_prompt_describes_tools(toolbox: Toolbox) -> None:
+    text = render_system_prompt(toolbox)
+    for name in ("get_weather", "search_docs"):
+        assert name in text
+    for arg in ("city", "unit", "query", "limit"):
+        assert f"- {arg} (" in text
+    assert toolbox.describe() in text
+    assert "Get the current weather for a city." in text
+    assert "$" not in text.replace("$$", "")
+
+
+def test_system_prompt_states_reply_format(toolbox: Toolbox) -> None:
+    text = render_system_prompt(toolbox)
+    assert '{"thought": ' in text and '"action": ' in text
+    assert '{"final_answer": ' in text
+    assert '[{"name": ' in text  # the list form for parallel calls
+    # The example replies in the prompt (lines without <placeholders>) are valid JSON replies.
+    examples = [line for line in text.splitlines() if line.startswith('{"thought": "') and
+                "<" not in line]
+    assert examples
+    for line in examples:
+        assert set(json.loads(line)) == {"thought", "action"}
+
+
+def test_system_prompt_with_empty_toolbox() -> None:
+    text = render_system_prompt(Toolbox())
+    assert "no tools" in text
+    assert '"final_answer"' in text
+
+
+def test_system_prompt_instructions(toolbox: Toolbox) -> None:
+    plain = render_system_prompt(toolbox)
+    assert "Additional instructions" not in plain
+    text = render_system_prompt(toolbox, instructions="  Always answer in French.  ")
+    assert text.endswith("Additional instructions:\nAlways answer in French.")
+    assert render_system_prompt(toolbox, instructions="   ") == plain
+
+
+# -- packaging ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+        check=True, capture_output=True, text=True,
+    )
+    (built,) = out.glob("react_agent-*.whl")
+    return built
+
+
+def test_wheel_contains_the_prompts(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "react_agent/_prompts/system.md" in names
+    for path in TEMPLATE_FILES:
+        packaged = f"react_agent/_prompts/{path.name}"
+        assert packaged in names
+        data = zipfile.ZipFile(wheel).read(packaged).decode("utf-8")
+        assert data == path.read_text(encoding="utf-8")
+
+
+def test_installed_wheel_finds_its_prompts(wheel: Path, tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
+         str(wheel)],
+        check=True, capture_output=True, text=True,
+    )
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "import json, react_agent;"
+        "from react_agent.prompts import prompt_dir, render_system_prompt;"
+        "from react_agent import Toolbox;"
+        "print(json.dumps([react_agent.__file__, str(prompt_dir()),"
+        " render_system_prompt(Toolbox())]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(target)],
+        cwd=tmp_path, check=True, capture_output=True, text=True,
+    )
+    module_file, directory, text = json.loads(done.stdout)
+    assert Path(module_file).is_relative_to(target)
+    assert Path(directory) == target / "react_agent" / "_prompts"
+    assert '"final_answer"' in text
