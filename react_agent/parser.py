@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,11 +159,11 @@ def parse_reply(text: str) -> Reply:
             f"({_quote(body[pos:pos + 40])}...). Keep the reply shorter.",
             pos,
         )
-    if scan.unclosed:
-        reply = _close_truncated(body, scan.unclosed[-1], repairs)
+    if scan.last_unclosed is not None:
+        pos = scan.last_unclosed
+        reply = _close_truncated(body, pos, repairs)
         if reply is not None:
             return reply
-        pos = scan.unclosed[-1]
         raise parse_error(
             "truncated",
             f"It ended before the JSON object that starts at character {pos} was closed "
@@ -285,46 +286,70 @@ def _react_text(text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...
 @dataclass
 class _Scan:
     spans: list[tuple[int, int]]  # outermost matched {...} / [...] values, in order
-    unclosed: list[int]  # openers never closed
+    last_unclosed: int | None  # the innermost opener never closed
     in_string_at: int | None  # the text ended inside the string that starts here
 
 
-_OPENERS = {"{": "}", "[": "]"}
-_CLOSERS = {"}": "{", "]": "["}
-_BRACKETS = re.compile(r"[{}\[\]]")
-_BRACKETS_AND_QUOTES = re.compile(r"[{}\[\]\"'“]")
+_MATCHING = {"}": "{", "]": "["}
+# The next bracket (or quote) worth a look. A pair with no bracket, quote or colon inside
+# ({city}, [1]) can hold no envelope and no string: on Python >= 3.11 the regex engine skips
+# such pairs itself (possessive quantifiers: no backtracking), so prose full of placeholders
+# costs one C-level pass instead of a Python step per placeholder.
+if sys.version_info >= (3, 11):
+    _PLAIN = r"""[^{}\[\]"'“:：]*+"""
+    _PAIRS = rf"\{{{_PLAIN}\}}|\[{_PLAIN}\]"
+    _NEXT_BRACKET = re.compile(rf"(?:[^{{}}\[\]]++|{_PAIRS})*+([{{}}\[\]])")
+    _NEXT_BRACKET_OR_QUOTE = re.compile(rf"""(?:[^{{}}\[\]"'“]++|{_PAIRS})*+([{{}}\[\]"'“])""")
+else:  # pragma: no cover - Python 3.10 has no possessive quantifiers: visit every bracket
+    _NEXT_BRACKET = re.compile(r"[^{}\[\]]*([{}\[\]])")
+    _NEXT_BRACKET_OR_QUOTE = re.compile(r"""[^{}\[\]"'“]*([{}\[\]"'“])""")
+_RUN_OF = {c: re.compile(re.escape(c) + "+") for c in "{}[]"}
 _VALUE_START = frozenset("{[,:，：")  # after these, a quote opens a JSON string
 _STRING_FOLLOW = frozenset(",:}]，：/#")  # a closing quote is followed by one of these (or end)
 
 
 def _scan(text: str, *, string_aware: bool) -> _Scan:
-    """One pass over ``text`` matching brackets; strings are skipped only at JSON positions."""
-    stack: list[int] = []
+    """One pass over ``text`` matching brackets; strings are skipped only at JSON positions.
+
+    Runs of one bracket are handled as a unit (the stack holds ``[start, count, char]`` runs),
+    so thousands of unmatched braces cost about as much as one.
+    """
+    stack: list[list[Any]] = []  # [first position, how many, bracket] of contiguous openers
     spans: list[tuple[int, int]] = []
-    n, pos = len(text), 0
+    pos = 0
     while True:
-        pattern = _BRACKETS_AND_QUOTES if (stack and string_aware) else _BRACKETS
-        m = pattern.search(text, pos)
+        pattern = _NEXT_BRACKET_OR_QUOTE if (stack and string_aware) else _NEXT_BRACKET
+        m = pattern.match(text, pos)
         if m is None:
             break
-        i, c = m.start(), m.group()
+        i, c = m.start(1), m.group(1)
         pos = i + 1
-        if c in _OPENERS:
-            stack.append(i)
-        elif c in _CLOSERS:
-            if stack and text[stack[-1]] == _CLOSERS[c]:
-                opened = stack.pop()
+        if c in _RUN_OF:
+            pos = _RUN_OF[c].match(text, i).end()  # type: ignore[union-attr]
+        if c in "{[":
+            stack.append([i, pos - i, c])
+        elif c in "}]":
+            while stack and i < pos and stack[-1][2] == _MATCHING[c]:
+                entry = stack[-1]
+                taken = min(pos - i, entry[1])
+                entry[1] -= taken
+                opened = entry[0] + entry[1]  # the outermost opener these closers match
+                if not entry[1]:
+                    stack.pop()
+                i += taken
                 while spans and spans[-1][0] > opened:
                     spans.pop()
-                spans.append((opened, i + 1))
+                spans.append((opened, i))
         elif _prev_significant(text, i) in _VALUE_START:
             end = _string_end(text, i)
             if end is None:
-                return _Scan(spans, stack, i)
+                return _Scan(spans, _innermost(stack), i)
             pos = end
-        if pos >= n:
-            break
-    return _Scan(spans, stack, None)
+    return _Scan(spans, _innermost(stack), None)
+
+
+def _innermost(stack: list[list[Any]]) -> int | None:
+    return stack[-1][0] + stack[-1][1] - 1 if stack else None
 
 
 def _prev_significant(text: str, i: int) -> str:
