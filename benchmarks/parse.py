@@ -10,13 +10,16 @@ the ratio of the 1 MB time to the 100 KB time: about 10 means linear growth.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from collections.abc import Callable
 
 from react_agent import OutputParseError, parse_reply
 
-ENVELOPE = '{"thought": "Check the weather.", "action": {"name": "get_weather", "args": {"city": "Oslo"}}}'
+ENVELOPE = (
+    '{"thought": "Check the weather.", "action": {"name": "get_weather", "args": {"city": "Oslo"}}}'
+)
 PROSE = ("The template {city} expands to a name [1]. It's full of \"quotes\", a 12\" ruler, "
          "and a { open or a } dangling. ")
 
@@ -42,10 +45,8 @@ def seconds(text: str, repeat: int) -> float:
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
-        try:
+        with contextlib.suppress(OutputParseError):
             parse_reply(text)
-        except OutputParseError:
-            pass
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 
