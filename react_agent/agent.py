@@ -265,6 +265,14 @@ class Agent:
         started = time.perf_counter()
         try:
             reply = self.model.complete(messages)
+        except (ModelError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a backend bug must not lose the trajectory
+            raise ModelError(
+                f"The model backend {getattr(self.model, 'name', '?')} failed: "
+                f"{type(exc).__name__}: {exc}",
+                cause="other",
+            ) from exc
         finally:
             step.model_seconds = time.perf_counter() - started
         step.raw_output = reply.text

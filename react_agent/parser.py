@@ -123,13 +123,13 @@ def parse_reply(text: str) -> Reply:
     first_failure: tuple[int, str] | None = None
     scan = _scan(body, string_aware=True)
     seen: set[tuple[int, int]] = set()
-    for pass_scan in (scan, None):
-        spans = pass_scan.spans if pass_scan else _scan(body, string_aware=False).spans
-        for start, end in spans:
+    for current in (scan, None):
+        current = current or _scan(body, string_aware=False)
+        for start, end in current.spans:
             if (start, end) in seen or not _could_be_envelope(body, start, end):
                 continue
-            if _is_keyed_value(body, start):
-                continue  # the value of a key in an object that never closed (truncation)
+            if start in current.nested and _opens_structure(body, current.nested[start]):
+                continue  # a value inside a JSON object or list that never closed (truncation)
             seen.add((start, end))
             value, fixes, error = _load_or_repair(body[start:end])
             if value is _FAIL:
@@ -286,6 +286,7 @@ def _react_text(text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...
 @dataclass
 class _Scan:
     spans: list[tuple[int, int]]  # outermost matched {...} / [...] values, in order
+    nested: dict[int, int]  # span start -> the unclosed opener it sits in (innermost)
     last_unclosed: int | None  # the innermost opener never closed
     in_string_at: int | None  # the text ended inside the string that starts here
 
@@ -316,6 +317,7 @@ def _scan(text: str, *, string_aware: bool) -> _Scan:
     """
     stack: list[list[Any]] = []  # [first position, how many, bracket] of contiguous openers
     spans: list[tuple[int, int]] = []
+    nested: dict[int, int] = {}
     pos = 0
     while True:
         pattern = _NEXT_BRACKET_OR_QUOTE if (stack and string_aware) else _NEXT_BRACKET
@@ -340,12 +342,14 @@ def _scan(text: str, *, string_aware: bool) -> _Scan:
                 while spans and spans[-1][0] > opened:
                     spans.pop()
                 spans.append((opened, i))
+                if stack:
+                    nested[opened] = stack[-1][0] + stack[-1][1] - 1
         elif _prev_significant(text, i) in _VALUE_START:
             end = _string_end(text, i)
             if end is None:
-                return _Scan(spans, _innermost(stack), i)
+                return _Scan(spans, nested, _innermost(stack), i)
             pos = end
-    return _Scan(spans, _innermost(stack), None)
+    return _Scan(spans, nested, _innermost(stack), None)
 
 
 def _innermost(stack: list[list[Any]]) -> int | None:
@@ -393,14 +397,15 @@ def _string_end(text: str, start: int, end: int | None = None) -> int | None:
         pos = close + 1
 
 
-def _is_keyed_value(text: str, start: int) -> bool:
-    """True if the value at ``start`` follows ``"key":`` (so it sits inside another object)."""
-    j = start - 1
-    while j >= 0 and text[j].isspace():
-        j -= 1
-    if j < 0 or text[j] not in ":：":
-        return False
-    return _prev_significant(text, j) in ("\"", "'", "”")
+_KEY_AHEAD = re.compile(r"""\s*(?:["'“][^"'”\n]{1,64}["'”]|[A-Za-z_]\w*)\s*[:：]""")
+
+
+def _opens_structure(text: str, opener: int) -> bool:
+    """True if the opener at ``opener`` starts JSON (a key follows ``{``, a value ``[``), as
+    opposed to a stray brace in prose."""
+    if text[opener] == "[":
+        return _next_significant(text, opener + 1, len(text)) in ("{", "[", '"', "'")
+    return _KEY_AHEAD.match(text, opener + 1) is not None
 
 
 def _could_be_envelope(text: str, start: int, end: int) -> bool:
@@ -449,7 +454,7 @@ def _repair(raw: str) -> tuple[str, list[str]]:
         ValueError: something that is not a known slip (bare words, placeholders, unclosed
             strings or comments).
     """
-    out: list[str] = []
+    out: list[str | tuple[str, str]] = []  # strings stay (content, quote) until the end
     repairs: dict[str, None] = {}
     i, n = 0, len(raw)
     while i < n:
@@ -458,7 +463,7 @@ def _repair(raw: str) -> tuple[str, list[str]]:
             end = _string_end(raw, i)
             if end is None:
                 raise ValueError("unclosed string")
-            out.append(_json_string(raw[i + 1:end - 1], c, repairs))
+            out.append((raw[i + 1:end - 1], c))
             i = end
         elif raw.startswith("//", i) or c == "#":
             nl = raw.find("\n", i)
@@ -472,7 +477,7 @@ def _repair(raw: str) -> tuple[str, list[str]]:
             repairs["comments"] = None
         elif c in "}]":
             j = len(out) - 1
-            while j >= 0 and out[j].isspace():
+            while j >= 0 and isinstance(out[j], str) and out[j].isspace():
                 j -= 1
             if j >= 0 and out[j] == ",":
                 del out[j]
@@ -508,11 +513,27 @@ def _repair(raw: str) -> tuple[str, list[str]]:
         else:
             out.append(c)
             i += 1
-    return "".join(out), list(repairs)
+    # Python-dict style (a single-quoted string or True/False/None) decodes Python's escapes.
+    python = "Python literals True/False/None" in repairs or any(
+        isinstance(t, tuple) and t[1] == "'" for t in out
+    )
+    text = "".join(
+        t if isinstance(t, str) else _json_string(t[0], t[1], repairs, python) for t in out
+    )
+    return text, list(repairs)
 
 
-def _json_string(content: str, quote: str, repairs: dict[str, None]) -> str:
-    """The JSON literal for the string ``content`` that was delimited by ``quote``."""
+_PY_ESCAPES = {"a": "\\u0007", "v": "\\u000b"}
+_PY_ESCAPE = re.compile(r"x[0-9a-fA-F]{2}|[0-7]{1,3}|U[0-9a-fA-F]{8}|[av]")
+
+
+def _json_string(content: str, quote: str, repairs: dict[str, None], python: bool) -> str:
+    """The JSON literal for the string ``content`` that was delimited by ``quote``.
+
+    Valid JSON escapes stay; in Python-style replies Python's own escapes (``\\xHH``, octal,
+    ``\\UHHHHHHHH``, ``\\a``, ``\\v``) are decoded; any other backslash is kept literally
+    (Python's rule for unknown escapes), so regexes and Windows paths survive.
+    """
     if quote == "'":
         repairs["single-quoted strings"] = None
     elif quote in "“”":
@@ -523,8 +544,17 @@ def _json_string(content: str, quote: str, repairs: dict[str, None]) -> str:
         c = content[i]
         if c == "\\" and i + 1 < n:
             nxt = content[i + 1]
+            py = _PY_ESCAPE.match(content, i + 1) if python else None
             if nxt == "'":
                 out.append("'")
+            elif py:
+                code = py.group()
+                char = _PY_ESCAPES.get(code) or json.dumps(
+                    chr(int(code[1:], 16) if code[0] in "xU" else int(code, 8))
+                )[1:-1]
+                out.append(char)
+                i = py.end()
+                continue
             elif nxt in _JSON_ESCAPES and not (nxt == "u" and not _is_hex4(content, i + 2)):
                 out.append(c + nxt)
             else:

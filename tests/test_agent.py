@@ -458,3 +458,14 @@ def test_options_with_config_are_not_silently_dropped() -> None:
         return  # refusing the combination is fine too
     assert agent.config.instructions == "Be brief."
     assert agent.config.max_steps == 2
+
+
+def test_an_unexpected_backend_exception_ends_the_run_with_model_error() -> None:
+    def broken(messages: object) -> str:
+        raise RuntimeError("llama_decode returned -3")
+
+    model = ScriptedModel(['{"thought": "t", "action": {"name": "nope", "args": {}}}', broken])
+    result = Agent(model, Toolbox()).run("task")
+    assert result.status == "model_error"
+    assert "RuntimeError: llama_decode returned -3" in (result.error or "")
+    assert len(result.steps) == 1 and result.steps[0].tool_calls[0].name == "nope"

@@ -155,3 +155,68 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
     except OutputParseError:
         return
     assert bool(reply.tool_calls) != (reply.final_answer is not None)
+
+
+# -- corruptions: the intended action or an error, never a different action --------------------
+def emit(value: Any, slip: str) -> str:
+    """Serialise like json.dumps, with one family of dialect slips applied outside strings."""
+    if isinstance(value, dict):
+        items = [f"{emit(k, slip)}: {emit(v, slip)}" for k, v in value.items()]
+        return "{" + _join(items, slip) + "}"
+    if isinstance(value, list):
+        return "[" + _join([emit(v, slip) for v in value], slip) + "]"
+    if slip == "python" and isinstance(value, str):
+        return repr(value)
+    if slip == "python" and (value is None or isinstance(value, bool)):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _join(items: list[str], slip: str) -> str:
+    if slip == "comments":
+        return ", // note\n".join(items) + ("\n" if items else "")
+    if slip == "trailing-commas" and items:
+        return ", ".join(items) + ","
+    return ", ".join(items)
+
+
+def intended(envelope: dict[str, Any]) -> Any:
+    action = envelope["action"]
+    if isinstance(action, dict) and "final_answer" in action:
+        return {"final_answer": action["final_answer"]}
+    return action if isinstance(action, list) else [action]
+
+
+def got(reply: Reply) -> Any:
+    if reply.final_answer is not None:
+        return {"final_answer": reply.final_answer}
+    return [c.to_dict() for c in reply.tool_calls]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    thought=_text, action=_action,
+    slip=st.sampled_from(["python", "trailing-commas", "comments", "none"]),
+    cut=st.one_of(st.none(), st.integers(min_value=1, max_value=400)),
+)
+def test_corrupted_envelope_is_intended_action_or_error(
+    thought: str, action: Any, slip: str, cut: int | None
+) -> None:
+    envelope = {"thought": thought, "action": action}
+    text = emit(envelope, slip)
+    if cut is not None:
+        text = text[: max(0, len(text) - cut)]
+    try:
+        reply = parse_reply(text)
+    except OutputParseError:
+        assert cut is not None or slip != "none", "a clean envelope must parse"
+        return
+    assert got(reply) == intended(envelope)
+
+
+@pytest.mark.parametrize("slip", ["python", "trailing-commas", "comments"])
+def test_each_slip_is_repaired(slip: str) -> None:
+    envelope = {"thought": "t", "action": {"name": "f", "args": {"a": True, "b": None, "c": "x"}}}
+    reply = parse_reply(emit(envelope, slip))
+    assert got(reply) == intended(envelope)
+    assert reply.stage == "repaired"
