@@ -32,7 +32,9 @@ from .models.base import ChatModel, Message, ModelReply
 from .parser import ToolCall, parse_reply, strip_reasoning
 from .toolbox import Toolbox
 
-STATUSES = ("final_answer", "max_steps", "parse_errors", "model_error", "interrupted")
+STATUSES = (
+    "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
+)
 """How a run can end (``RunResult.status``)."""
 
 
@@ -49,6 +51,9 @@ class AgentConfig:
     """Longer observations are cut, with a marker saying how much."""
     max_parallel_calls: int = 4
     """Threads for a list of independent tool calls."""
+    max_repeats: int = 3
+    """The same calls this many steps in a row (or an A-B-A-B cycle) are not run again: the model
+    is told it is repeating itself; if it goes on, the run ends with ``loop_detected``."""
     instructions: str = ""
     """Extra instructions appended to the system prompt."""
 
@@ -209,6 +214,7 @@ class Agent:
         steps: list[Step] = []
         status, answer, error = "max_steps", None, None
         actions = failures_in_a_row = 0
+        warned_of_loop = False
         yield RunStarted(task, self.system_prompt)
         try:
             while actions < self.config.max_steps:
@@ -245,15 +251,27 @@ class Agent:
                     yield FinalAnswer(step, answer)
                     break
                 step.tool_calls = list(parsed.tool_calls)
+                earlier = repeated_results(steps, self.config.max_repeats)
+                if earlier is not None and warned_of_loop:
+                    status = "loop_detected"
+                    error = "The model kept repeating the same tool calls after being told so."
+                    break
                 for call in step.tool_calls:
                     yield ToolStarted(step, call)
-                step.results = invoke_all(
-                    self.toolbox, step.tool_calls, max_chars=self.config.max_observation_chars,
-                    max_workers=self.config.max_parallel_calls,
-                )
+                if earlier is not None:
+                    warned_of_loop = True
+                    step.results = [_repeat_warning(r) for r in earlier]
+                else:
+                    step.results = invoke_all(
+                        self.toolbox, step.tool_calls,
+                        max_chars=self.config.max_observation_chars,
+                        max_workers=self.config.max_parallel_calls,
+                    )
                 for result in step.results:
                     yield ToolFinished(step, result)
-                messages.append({"role": "user", "content": observation_message(step.results)})
+                messages.append(
+                    {"role": "user", "content": observation_message(step.results, task)}
+                )
             else:
                 error = f"The run used all {self.config.max_steps} steps without a final answer."
         except KeyboardInterrupt:
@@ -280,8 +298,33 @@ class Agent:
         return reply
 
 
-def observation_message(results: list[ToolResult]) -> str:
-    """The user message carrying the observations of one step (numbered when several)."""
+def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | None:
+    """The earlier results of the last step's calls if the steps so far end in a loop: the same
+    calls ``max_repeats`` times in a row, or an A-B-A-B cycle. ``None`` otherwise."""
+    calls = [_signature(s) for s in steps if s.tool_calls]
+    if not calls or len(calls) < 2:
+        return None
+    last = calls[-1]
+    same_in_a_row = len(calls) >= max_repeats and all(c == last for c in calls[-max_repeats:])
+    cycle = len(calls) >= 4 and calls[-1] == calls[-3] and calls[-2] == calls[-4] != last
+    if not (same_in_a_row or cycle):
+        return None
+    previous = [s for s in steps if s.tool_calls and s.results and _signature(s) == last]
+    return previous[-1].results if previous else None
+
+
+def _signature(step: Step) -> tuple[tuple[str, str], ...]:
+    return tuple((c.name, json.dumps(c.args, sort_keys=True)) for c in step.tool_calls)
+
+
+def _repeat_warning(earlier: ToolResult) -> ToolResult:
+    text = prompts.render("repeated", call=earlier.call.name, observation=earlier.observation)
+    return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args)
+
+
+def observation_message(results: list[ToolResult], task: str) -> str:
+    """The user message carrying the observations of one step (numbered when several), with a
+    reminder of the task: small models lose track of a task that is far up the context."""
     if len(results) == 1:
         text = results[0].observation
     else:
@@ -289,4 +332,4 @@ def observation_message(results: list[ToolResult]) -> str:
             f"[{i}] {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
             for i, r in enumerate(results, 1)
         )
-    return prompts.render("observation", observation=text)
+    return prompts.render("observation", observation=text, task=task)

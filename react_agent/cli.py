@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
              "(default: calculator, date/time and read-only file tools for this directory)",
     )
     run.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
-    run.add_argument("--max-tokens", type=int, default=1024, help="cap on one reply (tokens)")
+    run.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
     run.add_argument("--quiet", action="store_true", help="print only the final answer")
     run.add_argument(
         "--json", action="store_true",
@@ -111,7 +111,7 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def make_model(
-    spec: str, base_url: str | None, api_key: str | None, max_tokens: int = 1024
+    spec: str, base_url: str | None, api_key: str | None, max_tokens: int = 512
 ) -> ChatModel:
     """The model for ``--model``/``--base-url``/``--api-key``.
 

@@ -43,8 +43,10 @@ def gguf_path() -> Path:
         raise
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def embedded_model(gguf_path: Path):  # -> LlamaCppModel (imported lazily)
+    """A freshly loaded model (~2 s): no KV cache left from another test, so each scenario runs
+    exactly as it does on its own."""
     from react_agent.models import LlamaCppModel
 
     model = LlamaCppModel(gguf_path)

@@ -77,6 +77,14 @@ def run(
     return Agent(model, toolbox, **options).run("Which is warmer, Paris or Rome?"), model
 
 
+TASK = "Which is warmer, Paris or Rome?"
+
+
+def observation(text: str, task: str = TASK) -> Message:
+    """The observation message as the agent sends it: the text, then a reminder of the task."""
+    return user(f"Observation: {text}\n(The task: {task})")
+
+
 def user(content: str) -> Message:
     return {"role": "user", "content": content}
 
@@ -118,8 +126,8 @@ def test_three_step_run(toolbox: Toolbox) -> None:
     # What the model saw at each call.
     first = [{"role": "system", "content": agent.system_prompt}, user(result.task)]
     second = [*first, assistant(act("get_weather", "Need Paris.", city="Paris")),
-              user("Observation: 18 °C in Paris")]
-    third = [*second, assistant(reply2), user("Observation: 24 °C in Rome")]
+              observation("18 °C in Paris")]
+    third = [*second, assistant(reply2), observation("24 °C in Rome")]
     assert model.calls == [first, second, third]
     assert "get_weather" in agent.system_prompt
     assert result.messages == [*third, assistant(reply3)]
@@ -210,7 +218,7 @@ def test_tool_exception_is_fed_back(toolbox: Toolbox) -> None:
     assert result.status == "final_answer"
     assert result.steps[0].observations == ["Error: ValueError: no data for Atlantis"]
     assert result.steps[0].results[0].error == "tool_error"
-    assert model.calls[1][-1] == user("Observation: Error: ValueError: no data for Atlantis")
+    assert model.calls[1][-1] == observation("Error: ValueError: no data for Atlantis")
 
 
 def test_invalid_args_are_fed_back(toolbox: Toolbox) -> None:
@@ -222,10 +230,10 @@ def test_invalid_args_are_fed_back(toolbox: Toolbox) -> None:
 
 def test_long_observation_is_cut_to_config(toolbox: Toolbox) -> None:
     result, model = run(toolbox, [act("long_report"), final("done")], max_observation_chars=100)
-    observation = result.steps[0].observations[0]
-    assert observation.startswith("y" * 100 + "\n")
-    assert "400 more characters cut" in observation
-    assert model.calls[1][-1] == user(f"Observation: {observation}")
+    text = result.steps[0].observations[0]
+    assert text.startswith("y" * 100 + "\n")
+    assert "400 more characters cut" in text
+    assert model.calls[1][-1] == observation(text)
 
 
 def test_parallel_actions(toolbox: Toolbox) -> None:
@@ -243,8 +251,8 @@ def test_parallel_actions(toolbox: Toolbox) -> None:
     assert step.observations == [
         "24 °C in Rome", "Error: ValueError: no data for Atlantis", "18 °C in Paris",
     ]
-    assert model.calls[1][-1] == user(
-        "Observation: [1] get_weather {\"city\": \"Rome\"}: 24 °C in Rome\n"
+    assert model.calls[1][-1] == observation(
+        "[1] get_weather {\"city\": \"Rome\"}: 24 °C in Rome\n"
         "[2] get_weather {\"city\": \"Atlantis\"}: Error: ValueError: no data for Atlantis\n"
         "[3] get_weather {\"city\": \"Paris\"}: 18 °C in Paris"
     )
@@ -262,7 +270,7 @@ def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
     assert len(result.steps) == 2
     assert result.steps[1].observations == ["18 °C in Paris"]
     assert "all 2 steps" in result.error
-    assert result.messages[-1] == user("Observation: 18 °C in Paris")
+    assert result.messages[-1] == observation("18 °C in Paris")
 
 
 def _server_down(messages: Sequence[Message]) -> str:
@@ -277,7 +285,7 @@ def test_model_error_keeps_earlier_steps(toolbox: Toolbox) -> None:
     assert len(model.calls) == 2
     assert len(result.steps) == 1
     assert result.steps[0].observations == ["18 °C in Paris"]
-    assert result.messages[-1] == user("Observation: 18 °C in Paris")
+    assert result.messages[-1] == observation("18 °C in Paris")
 
 
 def test_scripted_model_running_out(toolbox: Toolbox) -> None:
@@ -310,7 +318,7 @@ def test_keyboard_interrupt_from_model(toolbox: Toolbox) -> None:
 
 def test_all_statuses_are_known(toolbox: Toolbox) -> None:
     assert set(STATUSES) == {
-        "final_answer", "max_steps", "parse_errors", "model_error", "interrupted",
+        "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
     }
 
 
@@ -469,3 +477,50 @@ def test_an_unexpected_backend_exception_ends_the_run_with_model_error() -> None
     assert result.status == "model_error"
     assert "RuntimeError: llama_decode returned -3" in (result.error or "")
     assert len(result.steps) == 1 and result.steps[0].tool_calls[0].name == "nope"
+
+
+def _call(args: str) -> str:
+    return '{"thought": "again", "action": {"name": "lookup", "args": ' + args + "}}"
+
+
+def _counting_toolbox() -> tuple[Toolbox, list[str]]:
+    runs: list[str] = []
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        runs.append(key)
+        return f"value of {key}"
+
+    return toolbox, runs
+
+
+def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None:
+    toolbox, runs = _counting_toolbox()
+    final = '{"thought": "ok", "action": {"final_answer": "value of a"}}'
+    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [final])
+    result = Agent(model, toolbox).run("task")
+    assert runs == ["a", "a"]
+    assert result.status == "final_answer"
+    warning = result.steps[2].results[0]
+    assert warning.error == "repeated" and "value of a" in warning.observation
+    assert "Do not repeat it" in model.calls[3][-1]["content"]
+
+
+def test_a_loop_that_goes_on_after_the_warning_ends_the_run() -> None:
+    toolbox, runs = _counting_toolbox()
+    model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}')] * 4)
+    result = Agent(model, toolbox).run("task")
+    assert result.status == "loop_detected"
+    assert runs == ["a", "b", "a"]  # the 4th call (b again, an A-B-A-B cycle) is only warned
+    assert len(result.steps) == 5 and result.steps[-1].results == []
+    assert "repeating" in (result.error or "")
+
+
+def test_different_arguments_are_not_a_loop() -> None:
+    toolbox, runs = _counting_toolbox()
+    calls = [_call(f'{{"key": "{k}"}}') for k in "abcdef"]
+    model = ScriptedModel([*calls, '{"thought": "ok", "action": {"final_answer": "done"}}'])
+    result = Agent(model, toolbox, max_steps=10).run("task")
+    assert result.status == "final_answer" and runs == list("abcdef")

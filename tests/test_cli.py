@@ -223,7 +223,7 @@ def test_run_to_final_answer(
     assert len(server.requests) == 2
     assert all("tools" not in r for r in server.requests)  # prompt-driven: never tools=
     assert server.requests[1]["messages"][-1] == {
-        "role": "user", "content": "Observation: sunny, 21 °C in 北京",
+        "role": "user", "content": "Observation: sunny, 21 °C in 北京\n(The task: 北京天气?)",
     }
 
 

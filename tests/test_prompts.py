@@ -12,7 +12,7 @@ from typing import Literal
 
 import pytest
 
-from react_agent import ConfigError, Toolbox
+from react_agent import ConfigError, Toolbox, parse_reply
 from react_agent.prompts import load_template, prompt_dir, render, render_system_prompt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -22,8 +22,9 @@ TEMPLATE_FILES = sorted((REPO / "prompts").glob("*.md"))
 # a variable not listed makes render() raise ConfigError, which fails the test.
 SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "system": {"tools": "- sample_tool: SAMPLE TOOL TEXT", "instructions": "SAMPLE-INSTRUCTIONS"},
-    "observation": {"observation": "SAMPLE-OBSERVATION"},
+    "observation": {"observation": "SAMPLE-OBSERVATION", "task": "SAMPLE-TASK"},
     "parse_error": {"problem": "SAMPLE-PROBLEM"},
+    "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
 }
 
 
@@ -63,7 +64,8 @@ def test_render_unknown_template_raises_config_error() -> None:
 
 
 def test_observation_and_parse_error_text() -> None:
-    assert render("observation", observation="22 °C") == "Observation: 22 °C"
+    text = render("observation", observation="22 °C", task="T")
+    assert text == "Observation: 22 °C\n(The task: T)"
     text = render("parse_error", problem="It was empty.")
     assert "It was empty." in text
     assert '"final_answer"' in text and '"action"' in text
@@ -103,12 +105,13 @@ def test_system_prompt_states_reply_format(toolbox: Toolbox) -> None:
     assert '{"thought": ' in text and '"action": ' in text
     assert '{"final_answer": ' in text
     assert '[{"name": ' in text  # the list form for parallel calls
-    # The example replies in the prompt (lines without <placeholders>) are valid JSON replies.
-    examples = [line for line in text.splitlines() if line.startswith('{"thought": "') and
-                "<" not in line]
-    assert examples
+    # The example replies in the prompt ("Assistant: {...}") are replies the parser reads directly.
+    examples = [line.removeprefix("Assistant: ") for line in text.splitlines()
+                if line.startswith('Assistant: {"thought": "')]
+    assert len(examples) >= 2
     for line in examples:
         assert set(json.loads(line)) == {"thought", "action"}
+        assert parse_reply(line).stage == "direct"
 
 
 def test_system_prompt_with_empty_toolbox() -> None:

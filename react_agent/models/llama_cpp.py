@@ -41,7 +41,7 @@ class LlamaCppModel:
         n_ctx: int = 8192,
         n_threads: int | None = None,
         temperature: float = 0.0,
-        max_tokens: int = 1024,
+        max_tokens: int = 512,
         seed: int = 0,
         progress: Progress | None = None,
     ) -> None:

@@ -35,7 +35,7 @@ class OpenAIChatModel:
         api_key: str | None = None,
         *,
         temperature: float = 0.0,
-        max_tokens: int = 1024,
+        max_tokens: int = 512,
         timeout: float = 120.0,
         max_retries: int = 2,
         extra_body: dict[str, Any] | None = None,

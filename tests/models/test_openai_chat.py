@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from _common import check_run, seed_turns
-from tools import seed003
+from tools import seed000
 
 from react_agent import Agent
 from react_agent.errors import ModelError
@@ -13,11 +13,11 @@ from react_agent.models import OpenAIChatModel
 
 
 @pytest.mark.real_model
-def test_seed003_over_http(llama_server: str) -> None:
-    spec = next(t.spec for t in seed_turns("003") if t.label == "seed003-umbrella-beijing")
+def test_seed000_arithmetic_over_http(llama_server: str) -> None:
+    spec = next(t.spec for t in seed_turns("000") if t.label == "seed000-calculate-round")
     model = OpenAIChatModel(base_url=llama_server)  # the model name comes from /models
-    result = Agent(model, seed003, max_steps=5).run(spec["user"])
-    assert [c.name for c in result.tool_calls][:1] == ["get_weather"]
+    result = Agent(model, seed000, max_steps=10).run(spec["user"])
+    assert [c.name for c in result.tool_calls][:1] == ["calculate"]
     assert check_run(result, spec) == []
     assert result.steps[0].prompt_tokens  # usage comes back over HTTP
 
