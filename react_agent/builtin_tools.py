@@ -327,7 +327,7 @@ def builtin_toolbox(root: str | os.PathLike[str] | None = None) -> Toolbox:
     base = _Root(root)
 
     def list_directory(path: str = ".") -> str:
-        """List a directory's files and subdirectories (with sizes). Use it to find files.
+        """List the files and subdirectories of a directory (with sizes).
 
         Args:
             path: directory relative to the working folder; "." is the folder itself.
@@ -358,7 +358,7 @@ def builtin_toolbox(root: str | os.PathLike[str] | None = None) -> Toolbox:
         return "\n".join(lines)
 
     def read_file(path: str, start_line: int = 1, max_lines: int = 200) -> str:
-        """Read lines of a text file. Use list_directory or search_files first to find it.
+        """Read a text file by its path; the result starts with the file's total line count.
 
         Args:
             path: file path relative to the working folder, e.g. "README.md".
@@ -412,9 +412,41 @@ def builtin_toolbox(root: str | os.PathLike[str] | None = None) -> Toolbox:
             out.append(f"[{total - end} more lines; call read_file with start_line={end + 1}]")
         return "\n".join(out)
 
+    def file_info(path: str) -> str:
+        """Size, number of lines and last change of a file, without reading it all out.
+
+        Args:
+            path: file path relative to the working folder, e.g. "README.md".
+
+        Returns:
+            One line like ``README.md: 183 lines, 9120 bytes, last changed 2026-11-29 20:41``
+            (lines are counted in the whole file; a binary file gets no line count).
+
+        Raises:
+            PermissionError: ``path`` is outside the root.
+            FileNotFoundError: ``path`` does not exist.
+            IsADirectoryError: ``path`` is a directory.
+        """
+        file = base.existing(path)
+        name = base.show(file)
+        if file.is_dir():
+            raise IsADirectoryError(f"{name!r} is a directory; use list_directory on it.")
+        stat = file.stat()
+        changed = _dt.datetime.fromtimestamp(stat.st_mtime).strftime("%Y-%m-%d %H:%M")
+        head, _ = _read_head(file, BINARY_SNIFF_BYTES)
+        if _is_binary(head):
+            return f"{name}: binary file, {stat.st_size} bytes, last changed {changed}"
+        lines, last = 0, b"\n"
+        with open(file, "rb") as f:
+            while chunk := f.read(1 << 20):
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+        lines += last != b"\n"  # a last line without a newline still counts
+        return f"{name}: {lines} lines, {stat.st_size} bytes, last changed {changed}"
+
     def search_files(pattern: str, path: str = ".", max_results: int = 50) -> str:
-        """Find text in files: lists the lines containing `pattern` (plain text, ignoring
-        case, not a regex) in all text files under a folder, skipping hidden folders.
+        """Search inside files for a piece of text: lists the lines containing `pattern`
+        (plain text, ignoring case) in the text files under a folder.
 
         Args:
             pattern: the text to look for, e.g. "def main".
@@ -479,6 +511,7 @@ def builtin_toolbox(root: str | os.PathLike[str] | None = None) -> Toolbox:
     toolbox.add(current_datetime, name="current_datetime", timeout=10.0)
     toolbox.add(list_directory, name="list_directory")
     toolbox.add(read_file, name="read_file")
+    toolbox.add(file_info, name="file_info")
     toolbox.add(search_files, name="search_files")
     return toolbox
 

@@ -15,7 +15,9 @@ from react_agent.invoker import invoke
 from react_agent.parser import ToolCall
 from react_agent.toolbox import Toolbox
 
-TOOL_NAMES = ["calculate", "current_datetime", "list_directory", "read_file", "search_files"]
+TOOL_NAMES = [
+    "calculate", "current_datetime", "list_directory", "read_file", "file_info", "search_files",
+]
 
 
 # -- fixtures ----------------------------------------------------------------------------------
@@ -48,7 +50,7 @@ def run(toolbox: Toolbox, name: str, **args: object) -> object:
 
 
 # -- the toolbox -------------------------------------------------------------------------------
-def test_toolbox_has_the_five_tools_with_descriptions_and_arg_docs(tools: Toolbox) -> None:
+def test_toolbox_has_the_six_tools_with_descriptions_and_arg_docs(tools: Toolbox) -> None:
     assert tools.names == TOOL_NAMES
     for tool in tools.values():
         assert tool.description, tool.name
@@ -530,3 +532,20 @@ def test_invoke_calculator_refusal(tools: Toolbox) -> None:
     result = invoke(tools, ToolCall("calculate", {"expression": "__import__('os').getcwd()"}))
     assert result.observation.startswith("Error: ValueError:")
     assert not result.ok
+
+
+@pytest.mark.parametrize(
+    ("content", "lines"), [(b"", 0), (b"one\n", 1), (b"one\ntwo", 2), (b"a\n\nb\n", 3)]
+)
+def test_file_info_counts_lines(tmp_path: Path, content: bytes, lines: int) -> None:
+    (tmp_path / "f.txt").write_bytes(content)
+    info = builtin_toolbox(tmp_path)["file_info"].func("f.txt")
+    assert info.startswith(f"f.txt: {lines} lines, {len(content)} bytes, last changed ")
+
+
+def test_file_info_binary_and_confinement(tmp_path: Path) -> None:
+    (tmp_path / "b.bin").write_bytes(b"\0\1\2")
+    tools = builtin_toolbox(tmp_path)
+    assert tools["file_info"].func("b.bin").startswith("b.bin: binary file, 3 bytes")
+    with pytest.raises(PermissionError):
+        tools["file_info"].func("../outside.txt")
