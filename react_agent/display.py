@@ -78,10 +78,14 @@ def summary(result: RunResult) -> str:
     u = result.usage
     parts = [
         result.status,
-        f"{u['model_calls']} model calls",
-        f"{u['tool_calls']} tool calls",
-        f"{u['prompt_tokens'] + u['completion_tokens']} tokens",
+        _count(u["model_calls"], "model call"),
+        _count(u["tool_calls"], "tool call"),
+        _count(u["prompt_tokens"] + u["completion_tokens"], "token"),
         f"{u['model_seconds'] + u['tool_seconds']:.1f} s",
     ]
     line = ", ".join(parts)
     return f"{line}\n{result.error}" if result.error else line
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

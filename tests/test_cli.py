@@ -219,7 +219,7 @@ def test_run_to_final_answer(
         "Thought: Done.",
     ]
     assert "Final answer: 晴, 21 °C" in out
-    assert any(line.startswith("Status: final_answer, 2 model calls, 1 tool calls") for line in out)
+    assert any(line.startswith("Status: final_answer, 2 model calls, 1 tool call,") for line in out)
     assert len(server.requests) == 2
     assert all("tools" not in r for r in server.requests)  # prompt-driven: never tools=
     assert server.requests[1]["messages"][-1] == {

@@ -9,9 +9,11 @@ from typing import Protocol, runtime_checkable
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
 
-STOP_SEQUENCES = ("\nObservation:", '\n{"thought"')
+STOP_SEQUENCES = ("\nObservation:", '\n{"thought"', "\n(the tool result", "\nUser:")
 """Where generation stops: small models go on to invent the observation and the next step after
-their first JSON object. The parser would ignore that text; stopping saves its tokens and time."""
+their first JSON object (in the shapes of the prompt's examples). The parser would ignore that
+text; stopping keeps it out of the history and saves its tokens and time. (The OpenAI API takes
+at most four stop sequences.)"""
 
 
 @dataclass(frozen=True)
