@@ -14,10 +14,8 @@ Both return a list of problems in words; an empty list is a pass.
 from __future__ import annotations
 
 import argparse
-import ast
 import functools
 import json
-import operator
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from react_agent import Agent, ConfigError, RunResult, Toolbox, ToolCall
+from react_agent.builtin_tools import evaluate
 from react_agent.display import Printer
 from react_agent.events import RunFinished
 from react_agent.models import ChatModel, LlamaCppModel, OpenAIChatModel, ScriptedModel
@@ -219,33 +218,12 @@ def answer_problems(answer: str | None, rules: Spec) -> list[str]:
     return problems
 
 
-_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-}
-_UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
 def arithmetic(text: str) -> float | None:
-    """The value of plain arithmetic (numbers, ``+ - * / // % **``, brackets), else ``None``."""
+    """The value of plain arithmetic (the built-in calculator's rules), else ``None``."""
     try:
-        return _evaluate(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, TypeError, ArithmeticError):
+        return evaluate(text)
+    except (ValueError, ArithmeticError):
         return None
-
-
-def _evaluate(node: ast.AST) -> Any:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_evaluate(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _evaluate(node.left), _evaluate(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 100:
-            raise ValueError("exponent too large")
-        return _BINARY[type(node.op)](left, right)
-    raise ValueError(f"not plain arithmetic: {ast.dump(node)}")
 
 
 def _show(name: str, args: dict[str, Any]) -> str:

@@ -77,6 +77,14 @@ def calculate(expression: str) -> str:
             power).
         OverflowError: a float result is too large to represent.
     """
+    value = evaluate(expression)
+    result = repr(value) if isinstance(value, float) else str(value)
+    return f"{expression.strip()} = {result}"
+
+
+def evaluate(expression: str) -> int | float:
+    """The value of the arithmetic ``expression``, with the checks and errors of
+    :func:`calculate` (which formats it for the model)."""
     text = expression.strip()
     if not text:
         raise ValueError('The expression is empty; write one like "(2 ** 8 + 100) / 3".')
@@ -104,9 +112,7 @@ def calculate(expression: str) -> str:
             f"Cannot parse {expression.strip()!r} as arithmetic; use only {_SUPPORTED}, "
             'e.g. "(2 ** 8 + 100) / 3".'
         ) from exc
-    value = _evaluate(tree.body, text)
-    result = repr(value) if isinstance(value, float) else str(value)
-    return f"{expression.strip()} = {result}"
+    return _evaluate(tree.body, text)
 
 
 def _evaluate(node: ast.AST, text: str) -> int | float:
