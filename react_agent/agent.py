@@ -7,10 +7,11 @@ tutorial "百行代码从零手搓Agent".
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -27,7 +28,13 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .invoker import DEFAULT_MAX_OBSERVATION_CHARS, ToolResult, invoke_all
+from .invoker import (
+    DEFAULT_MAX_OBSERVATION_CHARS,
+    Approver,
+    ToolResult,
+    ainvoke_all,
+    invoke_all,
+)
 from .models.base import ChatModel, Message, ModelReply
 from .parser import ToolCall, parse_reply, strip_reasoning
 from .toolbox import Toolbox
@@ -56,6 +63,9 @@ class AgentConfig:
     is told it is repeating itself; if it goes on, the run ends with ``loop_detected``."""
     instructions: str = ""
     """Extra instructions appended to the system prompt."""
+    best_effort_answer: bool = True
+    """When ``max_steps`` is used up, ask the model once more for a final answer only (from
+    ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -125,6 +135,8 @@ class RunResult:
         steps: every model call, in order, including unusable replies.
         error: what went wrong, in words a user can act on (``None`` for a final answer).
         messages: the conversation as sent to the model (system, user, assistant, ...).
+        best_effort: the final answer was asked for after ``max_steps`` ran out (status stays
+            ``max_steps``): it rests on what was observed so far and may be incomplete.
     """
 
     task: str
@@ -133,6 +145,7 @@ class RunResult:
     steps: list[Step]
     error: str | None = None
     messages: list[Message] = field(default_factory=list)
+    best_effort: bool = False
 
     @property
     def usage(self) -> dict[str, Any]:
@@ -160,7 +173,8 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "task": self.task, "status": self.status, "final_answer": self.final_answer,
-            "error": self.error, "usage": self.usage, "stage_counts": self.stage_counts,
+            "best_effort": self.best_effort, "error": self.error, "usage": self.usage,
+            "stage_counts": self.stage_counts,
             "steps": [s.to_dict() for s in self.steps], "messages": self.messages,
         }
 
@@ -176,6 +190,13 @@ class Agent:
         toolbox: the tools the model may call.
         max_steps: shortcut for ``config.max_steps``.
         config: budgets and options; see :class:`AgentConfig`.
+        approver: asked before each call of a tool marked ``requires_approval``:
+            ``approver(tool, args) -> bool``; ``False`` is told to the model as the user declining.
+        **options: any :class:`AgentConfig` field, overriding ``config``.
+
+    Raises:
+        ConfigError: an unknown option, a bad budget, or tools that require approval and no
+            ``approver``.
     """
 
     def __init__(
@@ -184,6 +205,7 @@ class Agent:
         toolbox: Toolbox | None = None,
         max_steps: int | None = None,
         config: AgentConfig | None = None,
+        approver: Approver | None = None,
         **options: Any,
     ) -> None:
         if max_steps is not None:
@@ -193,109 +215,257 @@ class Agent:
         except TypeError as exc:
             raise ConfigError(f"Unknown Agent option: {exc}; see AgentConfig.") from exc
         self.model, self.toolbox, self.config = model, toolbox or Toolbox(), config
+        guarded = [t.name for t in self.toolbox.values() if t.requires_approval]
+        if guarded and approver is None:
+            raise ConfigError(
+                f"{', '.join(guarded)} require approval: pass approver=... to Agent, a function "
+                "(tool, args) -> bool (approver=lambda tool, args: True approves everything)."
+            )
+        self.approver = approver
         self.system_prompt = prompts.render_system_prompt(self.toolbox, config.instructions)
 
     def run(self, task: str) -> RunResult:
         """Run ``task`` to the end and return the result (see :meth:`iter` for the events)."""
-        for event in self.iter(task):
-            if isinstance(event, RunFinished):
-                return event.result
-        raise AssertionError("unreachable: iter() always ends with RunFinished")
+        return _last(self.iter(task))
 
     def iter(self, task: str) -> Iterator[Event]:
         """Run ``task``, yielding an :mod:`~react_agent.events` event as each thing happens.
 
-        The last event is always :class:`RunFinished` carrying the :class:`RunResult`.
+        The last event is always :class:`RunFinished` carrying the :class:`RunResult`;
+        ``KeyboardInterrupt`` during a model call or a tool ends the run with status
+        ``interrupted`` (the trajectory so far is kept).
         """
-        messages: list[Message] = [
-            {"role": "system", "content": self.system_prompt},
-            {"role": "user", "content": task},
-        ]
-        steps: list[Step] = []
-        status, answer, error = "max_steps", None, None
-        actions = failures_in_a_row = 0
-        warned_of_loop = False
+        loop = self._loop(task)
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                item = loop.throw(error) if error else loop.send(value)
+            except StopIteration:
+                return
+            value, error = None, None
+            try:
+                if isinstance(item, _Query):
+                    value = self._query(item.messages, item.step)
+                elif isinstance(item, _Invoke):
+                    value = invoke_all(self.toolbox, item.calls, **self._invoke_options())
+                else:
+                    yield item
+            except BaseException as exc:  # handed to the loop, which ends the run cleanly
+                error = exc
+
+    async def arun(self, task: str) -> RunResult:
+        """:meth:`run` for asyncio. Cancelling the task ends the run (status ``interrupted``,
+        seen by :meth:`aiter` consumers) and re-raises ``CancelledError``."""
+        result: RunResult | None = None
+        async for event in self.aiter(task):
+            if isinstance(event, RunFinished):
+                result = event.result
+        assert result is not None, "aiter() always ends with RunFinished"
+        return result
+
+    async def aiter(self, task: str) -> AsyncIterator[Event]:
+        """:meth:`iter` for asyncio: the model is awaited (``acomplete`` if the backend has it,
+        e.g. :class:`OpenAIChatModel` with ``AsyncOpenAI``; else its ``complete`` in a worker
+        thread) and tools run with :func:`~react_agent.invoker.ainvoke_all` (``async def`` tools
+        on the event loop). On cancellation the last event is ``RunFinished`` with status
+        ``interrupted``, then ``CancelledError`` is re-raised."""
+        loop = self._loop(task)
+        value: Any = None
+        error: BaseException | None = None
+        cancelled = False
+        while True:
+            try:
+                item = loop.throw(error) if error else loop.send(value)
+            except StopIteration:
+                break
+            value, error = None, None
+            try:
+                if isinstance(item, _Query):
+                    value = await self._aquery(item.messages, item.step)
+                elif isinstance(item, _Invoke):
+                    value = await ainvoke_all(self.toolbox, item.calls, **self._invoke_options())
+                else:
+                    yield item
+            except BaseException as exc:
+                cancelled = cancelled or isinstance(exc, asyncio.CancelledError)
+                error = exc
+        if cancelled:
+            raise asyncio.CancelledError
+
+    def _loop(self, task: str) -> Generator[Event | _Query | _Invoke, Any, None]:
+        """The ReAct loop without I/O: yields events for the caller, and ``_Query``/``_Invoke``
+        requests that :meth:`iter`/:meth:`aiter` answer (with a reply or tool results) or throw
+        into (model errors, interrupts). One loop serves both the sync and the async API."""
+        run = RunResult(task, "max_steps", None, [], messages=[
+            {"role": "system", "content": self.system_prompt}, {"role": "user", "content": task},
+        ])
+        actions = failures = 0
         yield RunStarted(task, self.system_prompt)
         try:
             while actions < self.config.max_steps:
-                step = Step(index=len(steps) + 1)
+                step = Step(index=len(run.steps) + 1)
                 yield ModelCallStarted(step.index)
-                try:
-                    reply = self._query(messages, step)
-                except ModelError as exc:
-                    status, error = "model_error", str(exc)
-                    break
-                steps.append(step)
-                messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
+                reply: ModelReply = yield _Query(run.messages, step)
+                run.steps.append(step)
+                run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
                 try:
                     parsed = parse_reply(reply.text)
                 except OutputParseError as exc:
-                    step.error = exc.problem
-                    failures_in_a_row += 1
-                    yield ParseFailed(step, str(exc))
-                    if failures_in_a_row > self.config.max_parse_retries:
-                        status = "parse_errors"
-                        error = f"The model's last {failures_in_a_row} replies held no usable " \
-                            f"action; the last problem: {exc.problem}"
+                    failures += 1
+                    yield from self._parse_failed(run, step, exc, failures)
+                    if run.status == "parse_errors":
                         break
-                    messages.append({"role": "user", "content": str(exc)})
                     continue
-                failures_in_a_row = 0
-                actions += 1
-                step.thought, step.stage = parsed.thought, parsed.stage
-                step.repairs = list(parsed.repairs)
+                failures, actions = 0, actions + 1
+                step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [
+                    *parsed.repairs
+                ]
                 yield ReplyParsed(step, parsed)
                 if parsed.final_answer is not None:
-                    status = "final_answer"
-                    answer = step.final_answer = parsed.final_answer
-                    yield FinalAnswer(step, answer)
+                    run.status, run.final_answer = "final_answer", parsed.final_answer
+                    step.final_answer = parsed.final_answer
+                    yield FinalAnswer(step, parsed.final_answer)
                     break
-                step.tool_calls = list(parsed.tool_calls)
-                earlier = repeated_results(steps, self.config.max_repeats)
-                if earlier is not None and warned_of_loop:
-                    status = "loop_detected"
-                    error = "The model kept repeating the same tool calls after being told so."
+                yield from self._act(run, step, parsed.tool_calls)
+                if run.status == "loop_detected":
                     break
-                for call in step.tool_calls:
-                    yield ToolStarted(step, call)
-                if earlier is not None:
-                    warned_of_loop = True
-                    step.results = [_repeat_warning(r) for r in earlier]
-                else:
-                    step.results = invoke_all(
-                        self.toolbox, step.tool_calls,
-                        max_chars=self.config.max_observation_chars,
-                        max_workers=self.config.max_parallel_calls,
-                    )
-                for result in step.results:
-                    yield ToolFinished(step, result)
-                messages.append(
-                    {"role": "user", "content": observation_message(step.results, task)}
-                )
             else:
-                error = f"The run used all {self.config.max_steps} steps without a final answer."
-        except KeyboardInterrupt:
-            status, answer, error = "interrupted", None, "The run was interrupted (Ctrl-C)."
-        result = RunResult(task, status, answer, steps, error, messages)
-        yield RunFinished(result)
+                run.error = f"The run used all {self.config.max_steps} steps without a final " \
+                    "answer."
+                if self.config.best_effort_answer:
+                    yield from self._best_effort(run)
+        except ModelError as exc:
+            run.status, run.error = "model_error", str(exc)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            run.status, run.final_answer = "interrupted", None
+            run.error = "The run was interrupted (Ctrl-C)."
+        yield RunFinished(run)
+
+    def _parse_failed(
+        self, run: RunResult, step: Step, exc: OutputParseError, failures: int
+    ) -> Iterator[Event]:
+        step.error = exc.problem
+        yield ParseFailed(step, str(exc))
+        if failures > self.config.max_parse_retries:
+            run.status = "parse_errors"
+            run.error = f"The model's last {failures} replies held no usable action; the last " \
+                f"problem: {exc.problem}"
+        else:
+            run.messages.append({"role": "user", "content": str(exc)})
+
+    def _act(self, run: RunResult, step: Step, calls: list[ToolCall]) -> Generator[Any, Any, None]:
+        """Run the step's calls (or answer a repeated call from before) and send observations."""
+        step.tool_calls = list(calls)
+        earlier = repeated_results(run.steps, self.config.max_repeats)
+        if earlier is not None and any(r.error == "repeated" for s in run.steps for r in s.results):
+            run.status = "loop_detected"
+            run.error = "The model kept repeating the same tool calls after being told so."
+            return
+        for call in step.tool_calls:
+            yield ToolStarted(step, call)
+        if earlier is not None:
+            step.results = [_repeat_warning(r) for r in earlier]
+        else:
+            step.results = yield _Invoke(step.tool_calls)
+        for result in step.results:
+            yield ToolFinished(step, result)
+        observations = observation_message(step.results, run.task)
+        run.messages.append({"role": "user", "content": observations})
+
+    def _best_effort(self, run: RunResult) -> Generator[Any, Any, None]:
+        """With the steps used up, ask once more for a final answer only (prompts/final_answer.md).
+        The status stays ``max_steps``; a usable answer is kept with ``best_effort=True``."""
+        ask = prompts.render("final_answer", task=run.task)
+        run.messages.append({"role": "user", "content": ask})
+        step = Step(index=len(run.steps) + 1)
+        yield ModelCallStarted(step.index)
+        try:
+            reply: ModelReply = yield _Query(run.messages, step)
+        except ModelError as exc:
+            run.error += f" Asking for a best-effort answer failed: {exc}"
+            return
+        run.steps.append(step)
+        run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
+        try:
+            parsed = parse_reply(reply.text)
+        except OutputParseError as exc:
+            step.error = exc.problem
+            yield ParseFailed(step, str(exc))
+            return
+        step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [*parsed.repairs]
+        yield ReplyParsed(step, parsed)
+        if parsed.final_answer is not None:
+            run.final_answer = step.final_answer = parsed.final_answer
+            run.best_effort = True
+            run.error += " The final answer is a best effort from what was observed."
+            yield FinalAnswer(step, parsed.final_answer, best_effort=True)
+
+    def _invoke_options(self) -> dict[str, Any]:
+        return {
+            "max_chars": self.config.max_observation_chars,
+            "max_workers": self.config.max_parallel_calls,
+            "approver": self.approver,
+        }
 
     def _query(self, messages: list[Message], step: Step) -> ModelReply:
         started = time.perf_counter()
         try:
-            reply = self.model.complete(messages)
-        except (ModelError, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # a backend bug must not lose the trajectory
-            raise ModelError(
-                f"The model backend {getattr(self.model, 'name', '?')} failed: "
-                f"{type(exc).__name__}: {exc}",
-                cause="other",
-            ) from exc
+            return _record(step, self.model.complete(messages))
+        except Exception as exc:
+            raise self._model_error(exc) from exc
         finally:
             step.model_seconds = time.perf_counter() - started
-        step.raw_output = reply.text
-        step.prompt_tokens, step.completion_tokens = reply.prompt_tokens, reply.completion_tokens
-        return reply
+
+    async def _aquery(self, messages: list[Message], step: Step) -> ModelReply:
+        started = time.perf_counter()
+        acomplete = getattr(self.model, "acomplete", None)
+        try:
+            if acomplete is not None:
+                return _record(step, await acomplete(messages))
+            return _record(step, await asyncio.to_thread(self.model.complete, messages))
+        except Exception as exc:
+            raise self._model_error(exc) from exc
+        finally:
+            step.model_seconds = time.perf_counter() - started
+
+    def _model_error(self, exc: Exception) -> ModelError:
+        """A backend's own ModelError as is; any other exception (a backend bug) wrapped, so
+        that it ends the run with ``model_error`` instead of losing the trajectory."""
+        if isinstance(exc, ModelError):
+            return exc
+        name = getattr(self.model, "name", type(self.model).__name__)
+        return ModelError(
+            f"The model backend {name} failed: {type(exc).__name__}: {exc}", cause="other"
+        )
+
+
+@dataclass
+class _Query:
+    """The loop needs the model's reply to ``messages`` (recorded on ``step``)."""
+
+    messages: list[Message]
+    step: Step
+
+
+@dataclass
+class _Invoke:
+    """The loop needs the results of ``calls``."""
+
+    calls: list[ToolCall]
+
+
+def _record(step: Step, reply: ModelReply) -> ModelReply:
+    step.raw_output = reply.text
+    step.prompt_tokens, step.completion_tokens = reply.prompt_tokens, reply.completion_tokens
+    return reply
+
+
+def _last(events: Iterator[Event]) -> RunResult:
+    for event in events:
+        if isinstance(event, RunFinished):
+            return event.result
+    raise AssertionError("unreachable: iter() always ends with RunFinished")
 
 
 def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | None:

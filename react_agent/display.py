@@ -62,7 +62,8 @@ class Printer:
         elif isinstance(event, ParseFailed):
             self._line("error", "Unusable reply", f"{event.step.error} (asking again)")
         elif isinstance(event, FinalAnswer):
-            self._line("final", "Final answer", event.text)
+            label = "Final answer (best effort)" if event.best_effort else "Final answer"
+            self._line("final", label, event.text)
         elif isinstance(event, RunFinished):
             self._line("status", "Status", summary(event.result))
 

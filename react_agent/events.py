@@ -64,10 +64,11 @@ class ToolFinished:
 
 @dataclass(frozen=True)
 class FinalAnswer:
-    """The model gave its final answer."""
+    """The model gave its final answer (``best_effort``: asked for after ``max_steps``)."""
 
     step: Step
     text: str
+    best_effort: bool = False
 
 
 @dataclass(frozen=True)

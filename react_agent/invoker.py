@@ -7,12 +7,14 @@ for the model (as in simonw/llm's tool runner); nothing a tool does can crash th
 from __future__ import annotations
 
 import asyncio
+import copy
 import difflib
 import inspect
 import json
+import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,14 +59,99 @@ class ToolResult:
         }
 
 
+Approver = Callable[[Tool, dict[str, Any]], bool]
+"""Asked before each call of a tool marked ``requires_approval``: ``approver(tool, args) -> bool``
+(``args`` already cleaned and validated). ``False`` declines; the model is told so."""
+
+
+@dataclass
+class _Ready:
+    """A call that passed cleaning, validation and approval, ready to run."""
+
+    call: ToolCall
+    tool: Tool
+    args: dict[str, Any]
+    cleaning: list[str]
+
+
 def invoke(
-    toolbox: Toolbox, call: ToolCall, *, max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS
+    toolbox: Toolbox,
+    call: ToolCall,
+    *,
+    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    approver: Approver | None = None,
 ) -> ToolResult:
     """Run one tool call safely and describe the outcome for the model.
 
     Never raises for anything the model or the tool did (``KeyboardInterrupt`` still passes).
     """
-    started = time.perf_counter()
+    ready = prepare(toolbox, call, approver)
+    return ready if isinstance(ready, ToolResult) else _run(ready, max_chars)
+
+
+def invoke_all(
+    toolbox: Toolbox,
+    calls: Sequence[ToolCall],
+    *,
+    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    max_workers: int = 4,
+    approver: Approver | None = None,
+) -> list[ToolResult]:
+    """Run independent calls concurrently (bounded thread pool); results in the order given.
+
+    Approvals are asked one call at a time, in order, before any call runs.
+    """
+    prepared = [prepare(toolbox, c, approver) for c in calls]
+    ready = [p for p in prepared if isinstance(p, _Ready)]
+    if len(ready) <= 1:
+        done = iter([_run(r, max_chars) for r in ready])
+    else:
+        pool = ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(ready))))
+        try:
+            done = iter(list(pool.map(lambda r: _run(r, max_chars), ready)))
+        finally:  # on Ctrl-C, do not wait for hanging tools
+            pool.shutdown(wait=False, cancel_futures=True)
+    return [p if isinstance(p, ToolResult) else next(done) for p in prepared]
+
+
+async def ainvoke_all(
+    toolbox: Toolbox,
+    calls: Sequence[ToolCall],
+    *,
+    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    max_workers: int = 4,
+    approver: Approver | None = None,
+) -> list[ToolResult]:
+    """:func:`invoke_all` for asyncio: ``async def`` tools are awaited on the running loop
+    (with ``asyncio.wait_for`` for the timeout), plain tools run in worker threads; at most
+    ``max_workers`` at once; results in the order given."""
+    prepared = [prepare(toolbox, c, approver) for c in calls]
+    limit = asyncio.Semaphore(max(1, max_workers))
+
+    async def one(item: ToolResult | _Ready) -> ToolResult:
+        if isinstance(item, ToolResult):
+            return item
+        async with limit:
+            if not inspect.iscoroutinefunction(item.tool.func):
+                return await asyncio.to_thread(_run, item, max_chars)
+            started = time.perf_counter()
+            try:
+                value = await asyncio.wait_for(item.tool.func(**item.args), item.tool.timeout)
+            except asyncio.TimeoutError:
+                return _result(item, "timeout", None, time.perf_counter() - started, max_chars)
+            except Exception as exc:  # the tool's failure is the model's observation
+                return _result(item, "raised", exc, time.perf_counter() - started, max_chars)
+            return _result(item, "ok", value, time.perf_counter() - started, max_chars)
+
+    return list(await asyncio.gather(*(one(p) for p in prepared)))
+
+
+def prepare(
+    toolbox: Toolbox, call: ToolCall, approver: Approver | None = None
+) -> ToolResult | _Ready:
+    """Look the tool up, clean and validate the arguments and ask for approval if the tool needs
+    it. Returns the failed :class:`ToolResult` (unknown tool, invalid arguments, declined) or the
+    call ready to run."""
     tool = toolbox.get(call.name)
     if tool is None:
         return ToolResult(call, _unknown_tool(toolbox, call.name), ok=False, error="unknown_tool")
@@ -75,45 +162,165 @@ def invoke(
             f"- {p}" for p in problems
         ) + f"\nCall {tool.name} again with corrected args."
         return ToolResult(call, text, ok=False, error="invalid_args", args=args, cleaning=cleaning)
-    outcome, value = _call_with_timeout(tool, args)
-    seconds = time.perf_counter() - started
+    if tool.requires_approval:
+        refusal = _ask_approval(approver, tool, args)
+        if refusal:
+            return ToolResult(call, refusal, False, "declined", args, cleaning)
+    return _Ready(call, tool, args, cleaning)
+
+
+def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -> str | None:
+    """``None`` if approved, else the observation saying why the call did not run."""
+    shown = json.dumps(args, ensure_ascii=False)
+    if approver is None:
+        return f"Error: {tool.name} needs the user's approval and no one can approve it in " \
+            "this run, so it was not run. Continue without it."
+    try:
+        approved = approver(tool, args)
+    except Exception as exc:  # an approver that fails declines
+        return f"Error: {tool.name} was not run: asking for approval failed " \
+            f"({type(exc).__name__}: {exc})."
+    if approved:
+        return None
+    return f"Error: the user declined to run {tool.name} {shown}. Do not ask for this call " \
+        "again; continue without it or give your final answer."
+
+
+def _run(ready: _Ready, max_chars: int) -> ToolResult:
+    started = time.perf_counter()
+    outcome, value = _call_with_timeout(ready.tool, ready.args)
+    return _result(ready, outcome, value, time.perf_counter() - started, max_chars)
+
+
+def _result(ready: _Ready, outcome: str, value: Any, seconds: float, max_chars: int) -> ToolResult:
+    """The observation for ("ok", value) | ("raised", exception) | ("timeout", None)."""
+    tool, rest = ready.tool, (ready.args, ready.cleaning, seconds)
     if outcome == "timeout":
         text = (
             f"Error: {tool.name} did not finish within {tool.timeout:g} seconds and was "
             "abandoned. Try simpler arguments or another approach."
         )
-        return ToolResult(call, text, False, "timeout", args, cleaning, seconds)
+        return ToolResult(ready.call, text, False, "timeout", *rest)
     if outcome == "raised":
         text = f"Error: {type(value).__name__}: {value}"
-        return ToolResult(call, _cut(text, max_chars), False, "tool_error", args, cleaning, seconds)
-    text = _cut(format_result(value), max_chars)
-    return ToolResult(call, text, True, None, args, cleaning, seconds)
-
-
-def invoke_all(
-    toolbox: Toolbox,
-    calls: Sequence[ToolCall],
-    *,
-    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
-    max_workers: int = 4,
-) -> list[ToolResult]:
-    """Run independent calls concurrently (bounded thread pool); results in the order given."""
-    if len(calls) == 1:
-        return [invoke(toolbox, calls[0], max_chars=max_chars)]
-    with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(calls)))) as pool:
-        return list(pool.map(lambda c: invoke(toolbox, c, max_chars=max_chars), calls))
+        return ToolResult(ready.call, _cut(text, max_chars), False, "tool_error", *rest)
+    return ToolResult(ready.call, _cut(format_result(value), max_chars), True, None, *rest)
 
 
 def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Strip surrounding whitespace from string arguments. Returns (cleaned args, changes)."""
-    cleaned: dict[str, Any] = {}
+    """Clean arguments toward ``schema`` before validation, only where the meaning is certain.
+
+    Strips surrounding whitespace from strings; turns ``"5"`` into 5 and ``"2.5"`` into 2.5
+    where the schema expects a number, ``"true"``/``"false"`` into booleans, 5 into ``"5"`` where
+    it expects a string, a JSON array or object written as a string into the value, a single
+    value into a one-element array, an ``enum`` value in other letter case into the listed one;
+    fills in schema defaults of missing arguments. Anything else is left for validation to
+    reject (``"5 apples"`` stays a string). Nested arrays and objects are cleaned the same way.
+
+    Returns:
+        ``(cleaned args, changes)``; each change in words, e.g. ``'days: "5" -> 5'``.
+    """
     changes: list[str] = []
-    for key, value in args.items():
-        if isinstance(value, str) and value != value.strip():
-            value = value.strip()
-            changes.append(f"stripped spaces from {key}")
-        cleaned[key] = value
+    cleaned = _clean_object(schema, args, "", changes)
     return cleaned, changes
+
+
+def _clean_object(
+    schema: dict[str, Any], value: dict[str, Any], where: str, changes: list[str]
+) -> dict[str, Any]:
+    props: dict[str, Any] = schema.get("properties") or {}
+    cleaned = {
+        key: _clean(props.get(key) or {}, item, f"{where}{key}", changes)
+        for key, item in value.items()
+    }
+    for key, spec in props.items():
+        if key not in cleaned and isinstance(spec, dict) and "default" in spec:
+            cleaned[key] = copy.deepcopy(spec["default"])
+            changes.append(f"{where}{key}: filled in the default {_show(spec['default'])}")
+    return cleaned
+
+
+def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> Any:
+    cleaned = value.strip() if isinstance(value, str) else value
+    types = _types(spec)
+    if types and _json_type(cleaned) not in types and not (
+        _json_type(cleaned) == "integer" and "number" in types
+    ):
+        cleaned = _coerce(cleaned, types)
+    if "integer" in types and isinstance(cleaned, float) and cleaned.is_integer():
+        cleaned = int(cleaned)
+    enum = spec.get("enum")
+    if isinstance(cleaned, str) and isinstance(enum, list) and cleaned not in enum:
+        same = [e for e in enum if isinstance(e, str) and e.casefold() == cleaned.casefold()]
+        cleaned = same[0] if len(same) == 1 else cleaned
+    if cleaned is not value and (cleaned != value or type(cleaned) is not type(value)):
+        stripped = isinstance(value, str) and cleaned == value.strip()
+        changes.append(
+            f"{where}: stripped spaces" if stripped
+            else f"{where}: {_show(value)} -> {_show(cleaned)}"
+        )
+    if isinstance(cleaned, list) and isinstance(spec.get("items"), dict):
+        return [_clean(spec["items"], v, f"{where}.{i}", changes) for i, v in enumerate(cleaned)]
+    if isinstance(cleaned, dict) and isinstance(spec.get("properties"), dict):
+        return _clean_object(spec, cleaned, f"{where}.", changes)
+    return cleaned
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _coerce(value: Any, types: list[str]) -> Any:
+    """``value`` turned into one of ``types`` when that cannot change its meaning, else as is."""
+    if isinstance(value, str):
+        text = value.strip()
+        if "integer" in types and _INTEGER.fullmatch(text):
+            return int(text)
+        if "number" in types and _NUMBER.fullmatch(text):
+            number = float(text)
+            return int(number) if _INTEGER.fullmatch(text) else number
+        if "boolean" in types and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if ("array" in types and text.startswith("[")) or ("object" in types and text[:1] == "{"):
+            try:
+                decoded = json.loads(text)
+            except ValueError:
+                return value
+            return decoded if _json_type(decoded) in types else value
+    if "string" in types and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if "array" in types and not (isinstance(value, str) and value.strip()[:1] in ("[", "{")):
+        return [value]
+    return value
+
+
+def _types(spec: dict[str, Any]) -> list[str]:
+    declared = spec.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    if isinstance(declared, list):
+        return [t for t in declared if isinstance(t, str)]
+    return []
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else "unknown"
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)[:60]
 
 
 def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:

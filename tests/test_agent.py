@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import _thread
+import asyncio
 import json
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +22,7 @@ from react_agent import (
     Toolbox,
     ToolCall,
     parse_reply,
+    prompts,
 )
 from react_agent.events import (
     FinalAnswer,
@@ -263,14 +267,57 @@ def test_parallel_actions(toolbox: Toolbox) -> None:
 # -- how runs end -------------------------------------------------------------------------------
 def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris")] * 3 + [final("never")]
-    result, model = run(toolbox, replies, max_steps=2)
+    result, model = run(toolbox, replies, max_steps=2, best_effort_answer=False)
     assert result.status == "max_steps"
-    assert result.final_answer is None
+    assert result.final_answer is None and result.best_effort is False
     assert len(model.calls) == 2
     assert len(result.steps) == 2
     assert result.steps[1].observations == ["18 °C in Paris"]
     assert "all 2 steps" in result.error
     assert result.messages[-1] == observation("18 °C in Paris")
+
+
+def test_max_steps_asks_once_more_for_a_best_effort_answer(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), final("Paris: 18 °C; Rome unknown")]
+    result, model = run(toolbox, replies, max_steps=1)
+    assert result.status == "max_steps"
+    assert result.final_answer == "Paris: 18 °C; Rome unknown"
+    assert result.best_effort is True and result.to_dict()["best_effort"] is True
+    assert len(result.steps) == 2 and result.steps[1].final_answer == result.final_answer
+    last_ask = model.calls[1][-1]
+    assert last_ask["role"] == "user"
+    assert last_ask["content"] == prompts.render("final_answer", task=TASK)
+    assert "no steps left" in last_ask["content"]
+    assert result.error.startswith("The run used all 1 steps")
+    assert "best effort" in result.error
+
+
+@pytest.mark.parametrize(
+    "last",
+    [act("get_weather", city="Rome"), BAD_REPLY],
+    ids=["a-tool-call-instead", "unusable"],
+)
+def test_best_effort_without_an_answer_leaves_it_empty(toolbox: Toolbox, last: str) -> None:
+    result, model = run(toolbox, [act("get_weather", city="Paris"), last], max_steps=1)
+    assert result.status == "max_steps"
+    assert result.final_answer is None and result.best_effort is False
+    assert len(model.calls) == 2
+    assert result.usage["tool_calls"] == 1, "no tool runs after the budget is used up"
+
+
+def test_best_effort_model_error_keeps_max_steps(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), _server_down], max_steps=1)
+    assert result.status == "max_steps"
+    assert result.final_answer is None
+    assert "Asking for a best-effort answer failed: The model server" in result.error
+    assert len(result.steps) == 1
+
+
+def test_best_effort_event_is_marked(toolbox: Toolbox) -> None:
+    model = ScriptedModel([act("get_weather", city="Paris"), final("18")])
+    events = list(Agent(model, toolbox, max_steps=1).iter(TASK))
+    answers = [e for e in events if isinstance(e, FinalAnswer)]
+    assert [(a.text, a.best_effort) for a in answers] == [("18", True)]
 
 
 def _server_down(messages: Sequence[Message]) -> str:
@@ -524,3 +571,151 @@ def test_different_arguments_are_not_a_loop() -> None:
     model = ScriptedModel([*calls, '{"thought": "ok", "action": {"final_answer": "done"}}'])
     result = Agent(model, toolbox, max_steps=10).run("task")
     assert result.status == "final_answer" and runs == list("abcdef")
+
+
+# -- approval -----------------------------------------------------------------------------------
+def _guarded_toolbox(ran: list[str]) -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool(requires_approval=True)
+    def send_email(to: str) -> str:
+        """Send an email."""
+        ran.append(to)
+        return f"sent to {to}"
+
+    return tb
+
+
+def test_tools_that_need_approval_need_an_approver() -> None:
+    with pytest.raises(ConfigError, match="send_email require approval: pass approver="):
+        Agent(ScriptedModel([]), _guarded_toolbox([]))
+
+
+def test_a_declined_call_is_told_to_the_model_and_the_run_goes_on() -> None:
+    ran: list[str] = []
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    def approver(tool: Any, args: dict[str, Any]) -> bool:
+        asked.append((tool.name, args))
+        return args["to"] == "me@example.com"
+
+    model = ScriptedModel([
+        act("send_email", to="boss@example.com"), act("send_email", to="me@example.com"),
+        final("sent to me only"),
+    ])
+    result = Agent(model, _guarded_toolbox(ran), approver=approver).run("mail")
+    assert result.status == "final_answer"
+    assert asked == [
+        ("send_email", {"to": "boss@example.com"}), ("send_email", {"to": "me@example.com"}),
+    ]
+    assert ran == ["me@example.com"]
+    declined = result.steps[0].results[0]
+    assert declined.error == "declined"
+    assert "the user declined to run send_email" in model.calls[1][-1]["content"]
+    assert result.steps[1].observations == ["sent to me@example.com"]
+
+
+# -- interrupts ---------------------------------------------------------------------------------
+def test_keyboard_interrupt_during_a_tool_keeps_the_trajectory() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def slow() -> str:
+        """Takes long; Ctrl-C arrives meanwhile (delivered to the main thread, as a real one)."""
+        _thread.interrupt_main()
+        time.sleep(2)
+        return "done"
+
+    @tb.tool
+    def quick() -> str:
+        """Fast."""
+        return "quick result"
+
+    model = ScriptedModel([act("quick"), act("slow"), final("never")])
+    result = Agent(model, tb).run("task")
+    assert result.status == "interrupted"
+    assert result.error == "The run was interrupted (Ctrl-C)."
+    assert len(result.steps) == 2
+    assert result.steps[0].observations == ["quick result"]
+    assert [c.name for c in result.steps[1].tool_calls] == ["slow"]
+    assert result.steps[1].results == []
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+def test_arun_matches_run(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
+    sync = Agent(ScriptedModel(replies), toolbox).run(TASK)
+    async_result = asyncio.run(Agent(ScriptedModel(replies), toolbox).arun(TASK))
+    assert async_result.status == sync.status == "final_answer"
+    assert async_result.messages == sync.messages
+    assert _results_without_timing(async_result) == _results_without_timing(sync)
+
+
+def _results_without_timing(result: RunResult) -> list[dict[str, Any]]:
+    return [{**r, "seconds": 0} for s in result.steps for r in s.to_dict()["results"]]
+
+
+class AsyncScripted(ScriptedModel):
+    """A ScriptedModel with ``acomplete``, to check the agent awaits it when present."""
+
+    awaited = 0
+
+    async def acomplete(self, messages: Sequence[Message]) -> Any:
+        self.awaited += 1
+        await asyncio.sleep(0)
+        return self.complete(messages)
+
+
+def test_aiter_awaits_async_models_and_async_tools() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    async def fetch(url: str) -> str:
+        """Fetch a page."""
+        await asyncio.sleep(0)
+        return f"page at {url}"
+
+    model = AsyncScripted([act("fetch", url="http://a"), final("got it")])
+
+    async def collect() -> list[Any]:
+        return [e async for e in Agent(model, tb).aiter("t")]
+
+    events = asyncio.run(collect())
+    assert model.awaited == 2
+    assert [type(e) for e in events] == [
+        RunStarted, ModelCallStarted, ReplyParsed, ToolStarted, ToolFinished,
+        ModelCallStarted, ReplyParsed, FinalAnswer, RunFinished,
+    ]
+    assert events[4].result.observation == "page at http://a"
+    assert events[-1].result.status == "final_answer"
+
+
+def test_cancelling_aiter_ends_with_interrupted_then_cancelled() -> None:
+    tb = Toolbox()
+    started = asyncio.Event()
+
+    @tb.tool
+    async def wait_forever() -> str:
+        """Never returns."""
+        started.set()
+        await asyncio.sleep(60)
+        return "no"
+
+    seen: list[Any] = []
+
+    async def consume() -> None:
+        async for event in Agent(ScriptedModel([act("wait_forever")]), tb).aiter("t"):
+            seen.append(event)
+
+    async def main() -> None:
+        task = asyncio.create_task(consume())
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert isinstance(seen[-1], RunFinished)
+    result = seen[-1].result
+    assert result.status == "interrupted"
+    assert result.steps[0].tool_calls[0].name == "wait_forever"

@@ -12,7 +12,15 @@ from typing import Any, Literal
 import pytest
 
 from react_agent import Toolbox, ToolCall, ToolResult
-from react_agent.invoker import DEFAULT_MAX_OBSERVATION_CHARS, format_result, invoke, invoke_all
+from react_agent.invoker import (
+    DEFAULT_MAX_OBSERVATION_CHARS,
+    ainvoke_all,
+    check_args,
+    clean_args,
+    format_result,
+    invoke,
+    invoke_all,
+)
 
 
 class Opaque:
@@ -107,8 +115,8 @@ def test_success(toolbox: Toolbox) -> None:
     assert isinstance(result, ToolResult)
     assert (result.ok, result.error) == (True, None)
     assert result.observation == "Paris|2|c"
-    assert result.args == {"city": "Paris", "days": 2}
-    assert result.cleaning == []
+    assert result.args == {"city": "Paris", "days": 2, "unit": "c"}
+    assert result.cleaning == ['unit: filled in the default "c"']
     assert result.seconds >= 0
 
 
@@ -117,8 +125,8 @@ def test_string_args_are_stripped_and_recorded(toolbox: Toolbox) -> None:
     result = invoke(toolbox, raw)
     assert result.ok
     assert result.observation == "Paris|1|f"
-    assert result.args == {"city": "Paris", "unit": "f"}
-    assert result.cleaning == ["stripped spaces from city"]
+    assert result.args == {"city": "Paris", "unit": "f", "days": 1}
+    assert result.cleaning == ["city: stripped spaces", "days: filled in the default 1"]
     assert result.call == raw  # the call as the model wrote it is kept
     assert raw.args["city"] == "  Paris \n"
 
@@ -134,7 +142,7 @@ def test_to_dict_is_json(toolbox: Toolbox) -> None:
     assert json.loads(json.dumps(data)) == data
     assert data["name"] == "get_weather"
     assert data["args"] == {"city": " Oslo"}
-    assert data["cleaned_args"] == {"city": "Oslo"}
+    assert data["cleaned_args"] == {"city": "Oslo", "days": 1, "unit": "c"}
     assert data["ok"] is True
 
 
@@ -172,7 +180,7 @@ def test_unknown_tool_in_empty_toolbox() -> None:
     [
         pytest.param("get_weather", {}, ["- city: missing (required string)"], id="missing"),
         pytest.param(
-            "get_weather", {"city": 3}, ["- city: expected string, got 3"], id="wrong-type",
+            "get_weather", {"city": [3]}, ["- city: expected string, got [3]"], id="wrong-type",
         ),
         pytest.param(
             "get_weather", {"city": "a", "days": "two"}, ['- days: expected integer, got "two"'],
@@ -233,7 +241,7 @@ def test_invalid_args_do_not_call_the_tool() -> None:
         calls.append(n)
         return "ok"
 
-    assert invoke(tb, call("record", n="1")).error == "invalid_args"
+    assert invoke(tb, call("record", n="1 item")).error == "invalid_args"
     assert calls == []
 
 
@@ -327,7 +335,7 @@ def test_invoke_all_keeps_order_and_isolates_failures(toolbox: Toolbox) -> None:
         call("get_weather", city="Paris"),
         call("divide", a=1, b=0),
         call("nope"),
-        call("get_weather", city=5),
+        call("get_weather", city=None),
         call("async_weather", city="Rome"),
         call("get_time", zone="UTC"),
     ]
@@ -378,3 +386,246 @@ def test_invoke_all_respects_max_chars(toolbox: Toolbox) -> None:
     )
     assert "200 more characters cut" in results[0].observation
     assert results[1].observation == "x" * 50
+
+
+# -- schema-driven cleaning ---------------------------------------------------------------------
+COERCION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer"},
+        "x": {"type": "number"},
+        "flag": {"type": "boolean"},
+        "label": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "ids": {"type": "array", "items": {"type": "integer"}},
+        "unit": {"enum": ["celsius", "fahrenheit"]},
+        "maybe": {"type": ["integer", "null"]},
+        "opts": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+        "mode": {"type": "string", "default": "fast"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "cleaned", "changes"),
+    [
+        ({"n": "5"}, {"n": 5}, ['n: "5" -> 5']),
+        ({"n": " -12 "}, {"n": -12}, ['n: " -12 " -> -12']),
+        ({"n": 3.0}, {"n": 3}, ["n: 3.0 -> 3"]),
+        ({"x": "2.5"}, {"x": 2.5}, ['x: "2.5" -> 2.5']),
+        ({"x": "4"}, {"x": 4}, ['x: "4" -> 4']),
+        ({"x": "1e3"}, {"x": 1000.0}, ['x: "1e3" -> 1000.0']),
+        ({"flag": "true"}, {"flag": True}, ['flag: "true" -> true']),
+        ({"flag": "False"}, {"flag": False}, ['flag: "False" -> false']),
+        ({"label": 42}, {"label": "42"}, ['label: 42 -> "42"']),
+        ({"label": "  hi "}, {"label": "hi"}, ["label: stripped spaces"]),
+        ({"tags": "red"}, {"tags": ["red"]}, ['tags: "red" -> ["red"]']),
+        ({"tags": '["a", "b"]'}, {"tags": ["a", "b"]},
+         ['tags: "[\\"a\\", \\"b\\"]" -> ["a", "b"]']),
+        ({"ids": ["1", 2]}, {"ids": [1, 2]}, ['ids.0: "1" -> 1']),
+        ({"ids": 7}, {"ids": [7]}, ["ids: 7 -> [7]"]),
+        ({"unit": "Celsius"}, {"unit": "celsius"}, ['unit: "Celsius" -> "celsius"']),
+        ({"unit": " FAHRENHEIT"}, {"unit": "fahrenheit"}, ['unit: " FAHRENHEIT" -> "fahrenheit"']),
+        ({"maybe": "8"}, {"maybe": 8}, ['maybe: "8" -> 8']),
+        ({"maybe": None}, {"maybe": None}, []),
+        ({"opts": '{"depth": "2"}'}, {"opts": {"depth": 2}},
+         ['opts: "{\\"depth\\": \\"2\\"}" -> {"depth": "2"}', 'opts.depth: "2" -> 2']),
+    ],
+)
+def test_clean_args_coerces_where_the_schema_says(
+    args: dict[str, Any], cleaned: dict[str, Any], changes: list[str]
+) -> None:
+    schema = {**COERCION_SCHEMA, "properties": {
+        k: v for k, v in COERCION_SCHEMA["properties"].items() if k != "mode"
+    }}
+    got, made = clean_args(schema, args)
+    assert got == cleaned
+    assert [type(v) for v in got.values()] == [type(v) for v in cleaned.values()]
+    assert made == changes
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"n": "5 apples"}, {"n": "2.5"}, {"n": "five"}, {"n": True}, {"x": "1,5"}, {"x": "nan"},
+        {"flag": "yes"}, {"flag": 1}, {"label": True}, {"unit": "kelvin"}, {"tags": "[broken"},
+        {"ids": '{"a": 1}'},
+    ],
+)
+def test_clean_args_leaves_what_it_cannot_convert_safely(args: dict[str, Any]) -> None:
+    got, _ = clean_args(COERCION_SCHEMA, args)
+    key = next(iter(args))
+    assert got[key] == args[key] and type(got[key]) is type(args[key])
+    assert check_args(COERCION_SCHEMA, got), "validation must still reject it"
+
+
+def test_clean_args_fills_defaults_without_sharing_them() -> None:
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "default": []}}}
+    first, changes = clean_args(schema, {})
+    assert first == {"tags": []} and changes == ["tags: filled in the default []"]
+    first["tags"].append("x")
+    assert clean_args(schema, {})[0] == {"tags": []}
+
+
+def test_enum_match_is_exact_when_case_is_ambiguous() -> None:
+    schema = {"type": "object", "properties": {"v": {"enum": ["A", "a"]}}}
+    assert clean_args(schema, {"v": "a"})[0] == {"v": "a"}
+    two = {"type": "object", "properties": {"v": {"enum": ["Ab", "aB"]}}}
+    assert clean_args(two, {"v": "ab"})[0] == {"v": "ab"}  # two candidates: no guess
+
+
+def test_coercion_reaches_the_tool_and_is_recorded(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_weather", city="Oslo", days="3", unit="F"))
+    assert result.ok, result.observation
+    assert result.observation == "Oslo|3|f"
+    assert result.cleaning == ['days: "3" -> 3', 'unit: "F" -> "f"']
+    assert result.call.args == {"city": "Oslo", "days": "3", "unit": "F"}
+
+
+def test_scalar_becomes_a_one_element_list(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("average", numbers="4"))
+    assert result.ok and result.observation == "4.0"
+    assert result.cleaning == ['numbers: "4" -> ["4"]', 'numbers.0: "4" -> 4']
+
+
+# -- approval -----------------------------------------------------------------------------------
+@pytest.fixture
+def guarded() -> tuple[Toolbox, list[str]]:
+    ran: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool(requires_approval=True)
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        ran.append(path)
+        return f"deleted {path}"
+
+    @tb.tool
+    def look(path: str) -> str:
+        """Look at a file."""
+        ran.append(f"look {path}")
+        return "a file"
+
+    return tb, ran
+
+
+def test_approved_call_runs_with_cleaned_args(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    def approve(tool: Any, args: dict[str, Any]) -> bool:
+        asked.append((tool.name, args))
+        return True
+
+    result = invoke(tb, call("delete_file", path=" a.txt "), approver=approve)
+    assert result.ok and result.observation == "deleted a.txt"
+    assert asked == [("delete_file", {"path": "a.txt"})]
+    assert ran == ["a.txt"]
+
+
+def test_declined_call_is_an_observation(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    result = invoke(tb, call("delete_file", path="a.txt"), approver=lambda tool, args: False)
+    assert (result.ok, result.error) == (False, "declined")
+    assert result.observation.startswith(
+        'Error: the user declined to run delete_file {"path": "a.txt"}.'
+    )
+    assert ran == []
+
+
+def test_tools_without_the_flag_are_not_asked(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    result = invoke(tb, call("look", path="b"), approver=lambda tool, args: pytest.fail("asked"))
+    assert result.ok and ran == ["look b"]
+
+
+def test_no_approver_means_not_run(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    result = invoke(tb, call("delete_file", path="a.txt"))
+    assert result.error == "declined"
+    assert "needs the user's approval" in result.observation
+    assert ran == []
+
+
+def test_failing_approver_declines(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+
+    def broken(tool: Any, args: dict[str, Any]) -> bool:
+        raise OSError("no terminal")
+
+    result = invoke(tb, call("delete_file", path="a.txt"), approver=broken)
+    assert result.error == "declined"
+    assert "OSError: no terminal" in result.observation
+    assert ran == []
+
+
+def test_invalid_args_are_not_sent_for_approval(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, _ = guarded
+    result = invoke(tb, call("delete_file"), approver=lambda tool, args: pytest.fail("asked"))
+    assert result.error == "invalid_args"
+
+
+def test_parallel_approvals_are_asked_in_order_before_anything_runs(
+    guarded: tuple[Toolbox, list[str]],
+) -> None:
+    tb, ran = guarded
+    asked: list[str] = []
+
+    def approve(tool: Any, args: dict[str, Any]) -> bool:
+        assert ran == [], "a call ran before all approvals were asked"
+        asked.append(args["path"])
+        return args["path"] != "b"
+
+    calls = [call("delete_file", path=p) for p in "abc"]
+    results = invoke_all(tb, calls, approver=approve)
+    assert asked == ["a", "b", "c"]
+    assert [r.error for r in results] == [None, "declined", None]
+    assert sorted(ran) == ["a", "c"]
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+def test_ainvoke_all_mixes_sync_and_async_tools_in_order(toolbox: Toolbox) -> None:
+    calls = [
+        call("async_weather", city="Rome"), call("get_time", zone="UTC"), call("async_fail"),
+        call("nope"), call("divide", a="6", b=3),
+    ]
+    results = asyncio.run(ainvoke_all(toolbox, calls))
+    assert [r.observation for r in results] == [
+        "async sunny in Rome", "noon in UTC", "Error: RuntimeError: async broke",
+        results[3].observation, "2.0",
+    ]
+    assert results[3].error == "unknown_tool"
+    assert results[4].cleaning == ['a: "6" -> 6']
+
+
+def test_ainvoke_all_times_out_async_and_sync_tools(toolbox: Toolbox) -> None:
+    tb = Toolbox()
+
+    @tb.tool(timeout=0.1)
+    async def stuck() -> str:
+        """Never finishes."""
+        await asyncio.sleep(30)
+        return "done"
+
+    tb.add_tool(toolbox["hang"])
+    results = asyncio.run(ainvoke_all(tb, [call("stuck"), call("hang"), call("stuck")]))
+    assert [r.error for r in results] == ["timeout", "timeout", "timeout"]
+    assert results[0].observation.startswith("Error: stuck did not finish within 0.1 seconds")
+
+
+def test_ainvoke_all_bounds_concurrency() -> None:
+    tb = Toolbox()
+    running = {"now": 0, "max": 0}
+
+    @tb.tool
+    async def work(i: int) -> int:
+        """Work a little."""
+        running["now"] += 1
+        running["max"] = max(running["max"], running["now"])
+        await asyncio.sleep(0.01)
+        running["now"] -= 1
+        return i
+
+    results = asyncio.run(ainvoke_all(tb, [call("work", i=i) for i in range(9)], max_workers=3))
+    assert [r.observation for r in results] == [str(i) for i in range(9)]
+    assert running["max"] == 3

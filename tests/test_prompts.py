@@ -25,6 +25,7 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "observation": {"observation": "SAMPLE-OBSERVATION", "task": "SAMPLE-TASK"},
     "parse_error": {"problem": "SAMPLE-PROBLEM"},
     "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
+    "final_answer": {"task": "SAMPLE-TASK"},
 }
 
 
