@@ -46,7 +46,8 @@ class ModelError(ReactAgentError):
 
     Attributes:
         cause: short category: ``"connection"``, ``"timeout"``, ``"auth"``, ``"not_found"``,
-            ``"context_length"``, ``"server"``, ``"bad_request"``, ``"empty_reply"``,
+            ``"context_length"``, ``"server"``, ``"bad_request"``, ``"bad_response"`` (not
+            OpenAI-style JSON), ``"empty_reply"``,
             ``"exhausted"`` (a ScriptedModel ran out of replies) or ``"other"``.
     """
 

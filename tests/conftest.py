@@ -15,11 +15,13 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))  # the seed toolboxes and scenario checker
+sys.path.insert(0, str(ROOT / "tests"))  # fault_server
 
 
 def _need(reason: str) -> None:
@@ -101,3 +103,14 @@ def _wait_until_up(server: subprocess.Popen, url: str, log_path: Path) -> None:
         if time.monotonic() > deadline:
             pytest.fail(f"the llama.cpp server did not come up within 180 s; see {log_path}")
         time.sleep(0.5)
+
+
+@pytest.fixture
+def fault_server() -> Iterator[Any]:
+    """A misbehaving OpenAI-compatible server on 127.0.0.1 (see ``tests/fault_server.py``);
+    set ``fault_server.script`` to the behaviours of successive chat requests."""
+    from fault_server import FaultServer
+
+    server = FaultServer()
+    yield server
+    server.close()

@@ -3,6 +3,7 @@ through the official ``openai`` SDK. Only plain messages are sent: never ``tools
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -47,9 +48,12 @@ class OpenAIChatModel:
         self._openai = openai
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        self.client = openai.OpenAI(
-            base_url=self.base_url, api_key=key, timeout=timeout, max_retries=max_retries
-        )
+        self._client_options: dict[str, Any] = {
+            "base_url": self.base_url, "api_key": key, "timeout": timeout,
+            "max_retries": max_retries,
+        }
+        self.client = openai.OpenAI(**self._client_options)
+        self._async_client: Any = None
         self._model = model or os.environ.get("OPENAI_MODEL")
         self.temperature, self.max_tokens, self.extra_body = temperature, max_tokens, extra_body
 
@@ -73,18 +77,39 @@ class OpenAIChatModel:
         return self._model
 
     def complete(self, messages: Sequence[Message]) -> ModelReply:
+        """The reply to ``messages``.
+
+        Raises:
+            ModelError: the server failed after the SDK's retries (cause and URL named).
+        """
         model = self.model_name()
         try:
-            response = self.client.chat.completions.create(
-                model=model,
-                messages=list(messages),  # type: ignore[arg-type]
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-                stop=list(STOP_SEQUENCES),
-                extra_body=self.extra_body,
-            )
-        except self._openai.OpenAIError as exc:
+            response = self.client.chat.completions.create(**self._request(model, messages))
+        except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
             raise self._explain(exc) from exc
+        return self._reply(response, model)
+
+    async def acomplete(self, messages: Sequence[Message]) -> ModelReply:
+        """:meth:`complete` through ``openai.AsyncOpenAI`` (same options, same errors)."""
+        model = self._model or await asyncio.to_thread(self.model_name)
+        if self._async_client is None:
+            self._async_client = self._openai.AsyncOpenAI(**self._client_options)
+        try:
+            response = await self._async_client.chat.completions.create(
+                **self._request(model, messages)
+            )
+        except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
+            raise self._explain(exc) from exc
+        return self._reply(response, model)
+
+    def _request(self, model: str, messages: Sequence[Message]) -> dict[str, Any]:
+        return {
+            "model": model, "messages": list(messages), "temperature": self.temperature,
+            "max_tokens": self.max_tokens, "stop": list(STOP_SEQUENCES),
+            "extra_body": self.extra_body,
+        }
+
+    def _reply(self, response: Any, model: str) -> ModelReply:
         if not getattr(response, "choices", None):
             raise ModelError(
                 f"The server at {self.base_url} answered with no choices (model {model}); "
@@ -109,6 +134,14 @@ class OpenAIChatModel:
                 f"The model server at {url} did not answer in time (after retries). It may be "
                 "overloaded or the reply too long; try again or raise the timeout.",
                 cause="timeout",
+            )
+        if isinstance(exc, o.APIConnectionError) and not _refused(exc):
+            cause = exc.__cause__
+            return ModelError(
+                f"The connection to the model server at {url} broke before the reply was "
+                f"complete ({type(cause).__name__ if cause else 'no detail'}: {cause}). The "
+                "server may have crashed or run out of memory; check its log and try again.",
+                cause="connection",
             )
         if isinstance(exc, o.APIConnectionError):
             return ModelError(
@@ -144,4 +177,18 @@ class OpenAIChatModel:
                 f"{detail}. Check the server's log.",
                 cause="server",
             )
+        if isinstance(exc, (o.APIResponseValidationError, ValueError)):
+            return ModelError(
+                f"The server at {url} answered with something that is not an OpenAI-style JSON "
+                f"reply ({type(exc).__name__}: {detail[:120]}). Is --base-url an OpenAI-"
+                "compatible API (it usually ends in /v1)?",
+                cause="bad_response",
+            )
         return ModelError(f"The model server at {url} failed: {detail}", cause="other")
+
+
+def _refused(exc: BaseException) -> bool:
+    """The connection was never made (refused, unknown host, connect timeout), as opposed to
+    broken mid-reply. httpx's exception names are read so that httpx need not be imported."""
+    cause = exc.__cause__
+    return cause is None or type(cause).__name__ in ("ConnectError", "ConnectTimeout")

@@ -1,0 +1,113 @@
+"""A small OpenAI-compatible HTTP server on 127.0.0.1 that misbehaves on request.
+
+Each ``POST /v1/chat/completions`` takes the next behaviour of its script (the last one repeats):
+
+- ``"reply:TEXT"``: a normal completion whose content is TEXT (with token usage);
+- ``"status:CODE[:MESSAGE]"``: an HTTP error with an OpenAI-style ``{"error": {...}}`` body;
+- ``"stall"``: no answer until the test ends (the client's timeout fires);
+- ``"garbage"``: HTTP 200 with a body that is not JSON;
+- ``"close"``: headers and half a body, then the connection is closed;
+- ``"no_choices"``: a well-formed completion with an empty ``choices`` list.
+
+``GET /v1/models`` lists one model, ``fault-model``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "fault-model"
+
+
+class FaultServer:
+    """Start with ``FaultServer(script)``; ``url`` ends in ``/v1``; ``close()`` when done."""
+
+    def __init__(self, script: Iterable[str] = ("reply:hello",)) -> None:
+        self.script = list(script)
+        self.requests: list[dict[str, Any]] = []
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        serve = lambda: self._httpd.serve_forever(poll_interval=0.05)  # noqa: E731
+        threading.Thread(target=serve, daemon=True).start()
+
+    def next_behaviour(self, body: dict[str, Any]) -> str:
+        with self._lock:
+            self.requests.append(body)
+            index = min(len(self.requests), len(self.script)) - 1
+            return self.script[index]
+
+    def close(self) -> None:
+        self.release.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def completion(text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fault", "object": "chat.completion", "created": 0, "model": MODEL,
+        "choices": [{
+            "index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": text},
+        }],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
+
+
+def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:  # keep test output clean
+            pass
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._json(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+            else:
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            kind, _, rest = server.next_behaviour(body).partition(":")
+            if kind == "reply":
+                self._json(200, completion(rest))
+            elif kind == "status":
+                code, _, message = rest.partition(":")
+                self._json(int(code), {"error": {"message": message or "fault", "type": "x"}})
+            elif kind == "stall":
+                server.release.wait(60)
+                self.close_connection = True
+            elif kind == "garbage":
+                self._raw(200, b"<html>502 Bad Gateway</html> {{{", "application/json")
+            elif kind == "close":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "4000")
+                self.end_headers()
+                self.wfile.write(b'{"id": "chatcmpl-fault", "choices": [{"index": 0, "mes')
+                self.wfile.flush()
+                self.close_connection = True
+            elif kind == "no_choices":
+                self._json(200, {**completion(""), "choices": []})
+            else:
+                raise ValueError(f"unknown behaviour {kind!r}")
+
+        def _json(self, code: int, payload: Any) -> None:
+            self._raw(code, json.dumps(payload).encode(), "application/json")
+
+        def _raw(self, code: int, data: bytes, content_type: str) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
