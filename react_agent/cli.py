@@ -18,7 +18,7 @@ from .display import Printer
 from .errors import ConfigError, OutputParseError
 from .models.base import ChatModel
 from .parser import parse_reply
-from .toolbox import Toolbox
+from .toolbox import Tool, Toolbox
 
 EXIT_CODES = {"final_answer": 0, "interrupted": 130}
 
@@ -47,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
     run.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
+    run.add_argument(
+        "--yes", action="store_true",
+        help="approve every call of tools marked requires_approval (default: ask y/N each time)",
+    )
     run.add_argument("--quiet", action="store_true", help="print only the final answer")
     run.add_argument(
         "--json", action="store_true",
@@ -75,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     toolbox = load_toolbox(args.tools) if args.tools else _default_toolbox()
     model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
-    agent = Agent(model, toolbox, config=AgentConfig(max_steps=args.max_steps))
+    approver = _approve_all if args.yes else _ask_user
+    agent = Agent(model, toolbox, config=AgentConfig(max_steps=args.max_steps), approver=approver)
     printer = None if args.quiet else Printer(sys.stderr if args.json else sys.stdout)
     result = None
     for event in agent.iter(args.task):
@@ -88,6 +93,21 @@ def _run(args: argparse.Namespace) -> int:
     elif args.quiet:
         print(result.final_answer if result.final_answer is not None else result.error)
     return EXIT_CODES.get(result.status, 1)
+
+
+def _approve_all(tool: Tool, args: dict[str, Any]) -> bool:
+    return True
+
+
+def _ask_user(tool: Tool, args: dict[str, Any]) -> bool:
+    """Ask on the terminal before a tool marked ``requires_approval`` runs; only y/yes approves
+    (an empty line or end of input declines)."""
+    shown = json.dumps(args, ensure_ascii=False)
+    print(f"Allow {tool.name} {shown}? [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline()
+    if not answer.endswith("\n"):
+        print(file=sys.stderr)
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _parse(args: argparse.Namespace) -> int:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
 from pathlib import Path
 from typing import Any
 
@@ -162,51 +162,16 @@ def test_run_unreachable_server_quiet(tools_file: Path, capsys: pytest.CaptureFi
     assert "Task:" not in out
 
 
-# -- run against a tiny OpenAI-compatible server ------------------------------------------------
-class _FakeServer(ThreadingHTTPServer):
-    replies: list[str]
-    requests: list[dict[str, Any]]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _FakeServer
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append(body)
-        content = self.server.replies.pop(0)
-        data = json.dumps({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        }).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[_FakeServer]:
-    srv = _FakeServer(("127.0.0.1", 0), _Handler)
-    srv.replies, srv.requests = [], []
-    thread = threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-
-
+# -- run against a tiny OpenAI-compatible server (tests/fault_server.py) --------------------------
 def test_run_to_final_answer(
-    server: _FakeServer, tools_file: Path, capsys: pytest.CaptureFixture[str]
+    fault_server: Any, tools_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server.replies = [GOOD_REPLY, '{"thought": "Done.", "action": {"final_answer": "晴, 21 °C"}}']
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server = fault_server
+    server.script = [
+        f"reply:{GOOD_REPLY}",
+        'reply:{"thought": "Done.", "action": {"final_answer": "晴, 21 °C"}}',
+    ]
+    url = server.url
     code = main(["run", "北京天气?", "--tools", f"{tools_file}:make_toolbox", "--base-url", url,
                  "--model", "fake"])
     assert code == 0
@@ -228,17 +193,18 @@ def test_run_to_final_answer(
 
 
 def test_run_max_steps_exit_code(
-    server: _FakeServer, tools_file: Path, capsys: pytest.CaptureFixture[str]
+    fault_server: Any, tools_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server.replies = [GOOD_REPLY]
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    fault_server.script = [f"reply:{GOOD_REPLY}"]  # also the reply to the best-effort question
+    url = fault_server.url
     code = main(["run", "task", "--tools", f"{tools_file}:toolbox", "--base-url", url,
                  "--model", "fake", "--max-steps", "1", "--json"])
     assert code == 1
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "max_steps"
     assert data["steps"][0]["observations"] == ["sunny, 21 °C in 北京"]
-    assert data["usage"]["prompt_tokens"] == 10
+    assert data["final_answer"] is None and data["best_effort"] is False
+    assert data["usage"]["prompt_tokens"] == 22  # two model calls, 11 tokens each
 
 
 # -- --tools errors -----------------------------------------------------------------------------
@@ -357,3 +323,87 @@ def test_module_help_subprocess() -> None:
     assert done.stdout.startswith("usage: react-agent")
     for word in ("run", "parse", "--version"):
         assert word in done.stdout
+
+
+# -- the CLI as a real process: Ctrl-C and approval ---------------------------------------------
+CLI_TOOLS = Path(__file__).parent / "data" / "cli_tools.py"
+
+
+def _reply(name: str, **args: Any) -> str:
+    return "reply:" + json.dumps({"thought": f"use {name}", "action": {"name": name, "args": args}})
+
+
+FINAL_DONE = 'reply:{"thought": "ok", "action": {"final_answer": "done"}}'
+
+
+def _start_cli(url: str, marker: Path, *extra: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "MARKER": str(marker), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "react_agent", "run", "task", "--tools", f"{CLI_TOOLS}:toolbox",
+         "--base-url", url, *extra],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+
+
+def _wait_for(condition: Any, what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_ctrl_c_during_a_tool(fault_server: Any, tmp_path: Path) -> None:
+    fault_server.script = [_reply("add", a=2, b=3), _reply("slow", seconds=60), FINAL_DONE]
+    marker = tmp_path / "started"
+    proc = _start_cli(fault_server.url, marker)
+    _wait_for(marker.exists, "the slow tool to start")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    lines = out.splitlines()
+    assert 'Action: add {"a": 2, "b": 3}' in lines
+    assert "Observation: 5" in lines
+    assert 'Action: slow {"seconds": 60}' in lines
+    assert lines[-2].startswith("Status: interrupted, 2 model calls, 1 tool call,")
+    assert lines[-1] == "The run was interrupted (Ctrl-C)."
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_during_a_model_call_json(fault_server: Any, tmp_path: Path) -> None:
+    fault_server.script = [_reply("add", a=2, b=3), "stall"]
+    proc = _start_cli(fault_server.url, tmp_path / "m", "--json")
+    _wait_for(lambda: len(fault_server.requests) == 2, "the second model call")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    data = json.loads(out)
+    assert data["status"] == "interrupted"
+    assert [s["observations"] for s in data["steps"]] == [["5"]]
+    assert data["messages"][-1]["content"].startswith("Observation: 5")
+    assert "Status: interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("answer", "extra", "observation"),
+    [
+        ("y\n", [], "Observation: sent to boss@example.com"),
+        ("yes\n", [], "Observation: sent to boss@example.com"),
+        ("n\n", [], 'Observation: Error: the user declined to run send_email {"to": '),
+        ("\n", [], "Observation: Error: the user declined"),
+        ("", [], "Observation: Error: the user declined"),  # end of input
+        ("", ["--yes"], "Observation: sent to boss@example.com"),
+    ],
+    ids=["y", "yes", "n", "enter", "eof", "--yes"],
+)
+def test_approval_on_the_terminal(
+    fault_server: Any, tmp_path: Path, answer: str, extra: list[str], observation: str
+) -> None:
+    fault_server.script = [_reply("send_email", to="boss@example.com"), FINAL_DONE]
+    proc = _start_cli(fault_server.url, tmp_path / "m", *extra)
+    out, err = proc.communicate(answer, timeout=60)
+    assert proc.returncode == 0, err
+    assert any(line.startswith(observation) for line in out.splitlines()), out
+    asked = 'Allow send_email {"to": "boss@example.com"}? [y/N]'
+    assert (asked in err) is (extra == [])
+    assert "Final answer: done" in out
