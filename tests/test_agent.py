@@ -719,3 +719,28 @@ def test_cancelling_aiter_ends_with_interrupted_then_cancelled() -> None:
     result = seen[-1].result
     assert result.status == "interrupted"
     assert result.steps[0].tool_calls[0].name == "wait_forever"
+
+
+# -- nothing in a reply is executed as code -----------------------------------------------------
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```python\nimport pathlib; pathlib.Path({marker!r}).write_text('pwned')\n```",
+        '{{"thought": "x", "action": {{"name": "__import__(\'pathlib\').Path({marker!r})'
+        '.write_text(\'pwned\')", "args": {{}}}}}}',
+        '{{"thought": "x", "action": {{"name": "calculate", "args": {{"expression": '
+        '"__import__(\'pathlib\').Path({marker!r}).write_text(\'pwned\')"}}}}}}',
+        "{{'thought': 'x', 'action': {{'final_answer': open({marker!r}, 'w').write('pwned')}}}}",
+    ],
+    ids=["code-block", "code-as-tool-name", "code-as-calculator-input", "code-in-python-dict"],
+)
+def test_code_in_a_reply_is_never_executed(tmp_path: Any, reply: str) -> None:
+    from react_agent.builtin_tools import builtin_toolbox
+
+    marker = str(tmp_path / "pwned.txt")
+    model = ScriptedModel([reply.format(marker=marker), final("no")])
+    result = Agent(model, builtin_toolbox(tmp_path)).run("task")
+    assert not (tmp_path / "pwned.txt").exists()
+    assert result.status == "final_answer"
+    first = result.steps[0]
+    assert first.error is not None or any(not r.ok for r in first.results)
