@@ -15,7 +15,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,21 +96,20 @@ def invoke_all(
     max_workers: int = 4,
     approver: Approver | None = None,
 ) -> list[ToolResult]:
-    """Run independent calls concurrently (bounded thread pool); results in the order given.
+    """Run independent calls concurrently, each in its own thread, at most ``max_workers`` at a
+    time; results in the order given, one failing call does not affect the others.
 
     Approvals are asked one call at a time, in order, before any call runs.
     """
     prepared = [prepare(toolbox, c, approver) for c in calls]
     ready = [p for p in prepared if isinstance(p, _Ready)]
-    if len(ready) <= 1:
-        done = iter([_run(r, max_chars) for r in ready])
-    else:
-        pool = ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(ready))))
-        try:
-            done = iter(list(pool.map(lambda r: _run(r, max_chars), ready)))
-        finally:  # on Ctrl-C, do not wait for hanging tools
-            pool.shutdown(wait=False, cancel_futures=True)
-    return [p if isinstance(p, ToolResult) else next(done) for p in prepared]
+    width = max(1, max_workers)
+    done: list[ToolResult] = []
+    for start in range(0, len(ready), width):  # each call runs in its own (daemon) thread
+        running = [_start(r) for r in ready[start : start + width]]
+        done.extend(_finish(r, max_chars) for r in running)
+    results = iter(done)
+    return [p if isinstance(p, ToolResult) else next(results) for p in prepared]
 
 
 async def ainvoke_all(
@@ -187,9 +185,49 @@ def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -
 
 
 def _run(ready: _Ready, max_chars: int) -> ToolResult:
-    started = time.perf_counter()
-    outcome, value = _call_with_timeout(ready.tool, ready.args)
-    return _result(ready, outcome, value, time.perf_counter() - started, max_chars)
+    return _finish(_start(ready), max_chars)
+
+
+@dataclass
+class _Running:
+    """A tool call running in its own daemon thread (so that a hung tool can be abandoned)."""
+
+    ready: _Ready
+    thread: threading.Thread
+    box: dict[str, Any]
+    started: float
+
+
+def _start(ready: _Ready) -> _Running:
+    box: dict[str, Any] = {}
+    tool, args = ready.tool, ready.args
+
+    def target() -> None:
+        try:
+            result = tool.func(**args)
+            if inspect.isawaitable(result):
+                result = asyncio.run(_await(result))
+            box["value"] = result
+        except BaseException as exc:  # the tool's failure is the model's observation
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"tool:{tool.name}", daemon=True)
+    running = _Running(ready, thread, box, time.perf_counter())
+    thread.start()
+    return running
+
+
+def _finish(running: _Running, max_chars: int) -> ToolResult:
+    """Wait for the call until its tool's timeout (counted from its start); its result."""
+    timeout = running.ready.tool.timeout
+    left = None if timeout is None else max(0.0, running.started + timeout - time.perf_counter())
+    running.thread.join(left)
+    seconds = time.perf_counter() - running.started
+    if running.thread.is_alive():
+        return _result(running.ready, "timeout", None, seconds, max_chars)
+    if "error" in running.box:
+        return _result(running.ready, "raised", running.box["error"], seconds, max_chars)
+    return _result(running.ready, "ok", running.box.get("value"), seconds, max_chars)
 
 
 def _result(ready: _Ready, outcome: str, value: Any, seconds: float, max_chars: int) -> ToolResult:
@@ -366,29 +404,6 @@ def _cut(text: str, max_chars: int) -> str:
         return text
     cut = len(text) - max_chars
     return f"{text[:max_chars]}\n[... {cut} more characters cut; the result was too long]"
-
-
-def _call_with_timeout(tool: Tool, args: dict[str, Any]) -> tuple[str, Any]:
-    """Run the tool in a daemon thread; ("ok", value) | ("raised", exc) | ("timeout", None)."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            result = tool.func(**args)
-            if inspect.isawaitable(result):
-                result = asyncio.run(_await(result))
-            box["value"] = result
-        except BaseException as exc:  # the tool's failure is the model's observation
-            box["error"] = exc
-
-    worker = threading.Thread(target=target, name=f"tool:{tool.name}", daemon=True)
-    worker.start()
-    worker.join(tool.timeout)
-    if worker.is_alive():
-        return "timeout", None
-    if "error" in box:
-        return "raised", box["error"]
-    return "ok", box.get("value")
 
 
 async def _await(awaitable: Any) -> Any:
