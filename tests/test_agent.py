@@ -744,3 +744,42 @@ def test_code_in_a_reply_is_never_executed(tmp_path: Any, reply: str) -> None:
     assert result.status == "final_answer"
     first = result.steps[0]
     assert first.error is not None or any(not r.ok for r in first.results)
+
+
+# -- tool faults inside a run -------------------------------------------------------------------
+def test_a_run_survives_every_tool_fault_in_one_step() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def huge() -> str:
+        """10 MB of text."""
+        return "z" * 10_000_000
+
+    @tb.tool
+    def thing() -> object:
+        """An object that is not JSON."""
+        return ToolCall("x", {})
+
+    @tb.tool
+    def boom() -> str:
+        """Raises."""
+        raise RuntimeError("disk on fire")
+
+    @tb.tool(timeout=0.2)
+    def hang() -> str:
+        """Hangs."""
+        time.sleep(3)
+        return "late"
+
+    calls = [{"name": n, "args": {}} for n in ("huge", "thing", "boom", "hang", "nope")]
+    model = ScriptedModel([json.dumps({"thought": "all", "action": calls}), final("survived")])
+    result = Agent(model, tb, max_observation_chars=1000).run("task")
+    assert result.status == "final_answer" and result.final_answer == "survived"
+    huge_r, thing_r, boom_r, hang_r, nope_r = result.steps[0].results
+    assert huge_r.ok and huge_r.observation.endswith(
+        "[... 9999000 more characters cut; the result was too long]"
+    )
+    assert thing_r.ok and thing_r.observation.startswith("ToolCall(")
+    assert boom_r.observation == "Error: RuntimeError: disk on fire"
+    assert hang_r.error == "timeout" and nope_r.error == "unknown_tool"
+    assert len(model.calls[1][-1]["content"]) < 2500, "the 10 MB never reach the model"
