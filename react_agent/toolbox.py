@@ -15,6 +15,7 @@ import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -78,9 +79,11 @@ class Tool:
 class Toolbox(Mapping[str, Tool]):
     """The tools an agent may use: a read-only mapping name -> :class:`Tool` plus registration.
 
-    Registration checks each definition at once and raises :class:`ToolDefinitionError` (a
-    ``ValueError``) naming the fix: a bad or duplicate name, a missing description, a parameters
-    schema that is not a valid JSON Schema of ``"type": "object"``.
+    ``default_timeout`` (seconds, ``None`` for no limit) applies to tools added without
+    ``timeout=``. Registration checks each definition at once and raises
+    :class:`ToolDefinitionError` (a ``ValueError``) naming the fix: a bad or duplicate name, a
+    missing description, a parameters schema that is not a valid JSON Schema of ``"type":
+    "object"``.
 
     Example::
 
@@ -92,7 +95,16 @@ class Toolbox(Mapping[str, Tool]):
             ...
     """
 
-    def __init__(self, tools: typing.Iterable[Tool] = ()) -> None:
+    def __init__(
+        self,
+        tools: typing.Iterable[Tool] = (),
+        *,
+        default_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+    ) -> None:
+        if default_timeout is not None and default_timeout <= 0:
+            raise ToolDefinitionError("default_timeout must be > 0 seconds or None.")
+        self.default_timeout = default_timeout
+        """Seconds a tool added without ``timeout=`` may run (``None``: no limit)."""
         self._tools: dict[str, Tool] = {}
         for t in tools:
             self.add_tool(t)
@@ -134,7 +146,7 @@ class Toolbox(Mapping[str, Tool]):
         description: str | None = None,
         parameters: dict[str, Any] | None = None,
         *,
-        timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        timeout: float | EllipsisType | None = ...,
         requires_approval: bool = False,
         group: str | None = None,
     ) -> Tool:
@@ -146,7 +158,8 @@ class Toolbox(Mapping[str, Tool]):
             description: defaults to the first paragraph of ``func``'s docstring.
             parameters: JSON Schema object for the arguments; defaults to one built from the
                 signature and type hints (see :func:`schema_from_function`).
-            timeout: seconds before a call is reported as timed out (``None``: no limit).
+            timeout: seconds before a call is reported as timed out (``None``: no limit);
+                default: the toolbox's ``default_timeout`` (30 s unless set).
             requires_approval: ask the agent's approver before each call.
             group: optional group label.
 
@@ -169,7 +182,7 @@ class Toolbox(Mapping[str, Tool]):
                 description=(description or "").strip(),
                 parameters=parameters,
                 func=func,
-                timeout=timeout,
+                timeout=self.default_timeout if timeout is ... else timeout,
                 requires_approval=requires_approval,
                 group=group,
             )

@@ -449,3 +449,19 @@ def test_describe_tool_without_arguments_and_several_tools() -> None:
     assert "- echo: A documented tool." in text
     assert "  - x (string, required)" in text
     assert Toolbox().describe() == ""
+
+
+def test_default_timeout_of_the_toolbox() -> None:
+    tb = Toolbox(default_timeout=2.5)
+    a = tb.add(lambda_free_add, name="a")
+    b = tb.add(lambda_free_add, name="b", timeout=None)
+    c = tb.add(lambda_free_add, name="c", timeout=9)
+    assert (a.timeout, b.timeout, c.timeout) == (2.5, None, 9)
+    assert Toolbox().add(lambda_free_add).timeout == 30.0
+    with pytest.raises(ToolDefinitionError, match="default_timeout must be > 0"):
+        Toolbox(default_timeout=0)
+
+
+def lambda_free_add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
