@@ -8,19 +8,27 @@ tutorial "百行代码从零手搓Agent".
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
 import json
+import os
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import prompts
 from .errors import ConfigError, ModelError, OutputParseError
 from .events import (
+    AnswerToken,
     Event,
     FinalAnswer,
+    ModelCallFinished,
     ModelCallStarted,
+    ModelToken,
+    ObservationSent,
     ParseFailed,
     ReplyParsed,
     RunFinished,
@@ -36,7 +44,9 @@ from .invoker import (
     invoke_all,
 )
 from .models.base import ChatModel, Message, ModelReply
-from .parser import ToolCall, parse_reply, strip_reasoning
+from .parser import Reply, ToolCall, parse_reply, strip_reasoning
+from .persist import read_json, write_atomically
+from .stream import FinalAnswerStream
 from .toolbox import Toolbox
 
 STATUSES = (
@@ -63,6 +73,9 @@ class AgentConfig:
     is told it is repeating itself; if it goes on, the run ends with ``loop_detected``."""
     instructions: str = ""
     """Extra instructions appended to the system prompt."""
+    stream: bool = False
+    """Ask the backend to stream its replies (when it has ``stream``/``astream``): the run then
+    yields ``ModelToken`` and ``AnswerToken`` events as the text arrives."""
     best_effort_answer: bool = True
     """When ``max_steps`` is used up, ask the model once more for a final answer only (from
     ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""
@@ -92,6 +105,8 @@ class Step:
         error: the parse error (what was wrong) when the reply was unusable, else ``None``.
         model_seconds: wall time of the model call.
         prompt_tokens, completion_tokens: token usage reported by the model backend.
+        best_effort: the extra model call made after ``max_steps`` ran out, asking only for a
+            final answer.
     """
 
     index: int
@@ -106,6 +121,7 @@ class Step:
     model_seconds: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    best_effort: bool = False
 
     @property
     def observations(self) -> list[str]:
@@ -121,7 +137,24 @@ class Step:
             "stage": self.stage, "repairs": self.repairs, "error": self.error,
             "model_seconds": round(self.model_seconds, 6),
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "best_effort": self.best_effort,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Step:
+        """The inverse of :meth:`to_dict` (for saved runs, checkpoints and traces)."""
+        return cls(
+            index=data["index"], raw_output=data.get("raw_output", ""),
+            thought=data.get("thought"),
+            tool_calls=[ToolCall(c["name"], c.get("args") or {}) for c in data["tool_calls"]],
+            results=[ToolResult.from_dict(r) for r in data.get("results", [])],
+            final_answer=data.get("final_answer"), stage=data.get("stage"),
+            repairs=list(data.get("repairs") or []), error=data.get("error"),
+            model_seconds=data.get("model_seconds") or 0.0,
+            prompt_tokens=data.get("prompt_tokens"),
+            completion_tokens=data.get("completion_tokens"),
+            best_effort=bool(data.get("best_effort")),
+        )
 
 
 @dataclass
@@ -181,6 +214,37 @@ class RunResult:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            ConfigError: ``data`` is not a saved RunResult (the message says what is missing).
+        """
+        try:
+            return cls(
+                task=data["task"], status=data["status"], final_answer=data.get("final_answer"),
+                steps=[Step.from_dict(s) for s in data["steps"]], error=data.get("error"),
+                messages=list(data.get("messages") or []),
+                best_effort=bool(data.get("best_effort")),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"Not a saved RunResult: missing or malformed {exc}.") from exc
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_json` to ``path`` (UTF-8), atomically: a temporary file in the same
+        folder is renamed over ``path``, so a crash never leaves half a file."""
+        write_atomically(Path(path), self.to_json())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> RunResult:
+        """Read a file written by :meth:`save`.
+
+        Raises:
+            ConfigError: the file cannot be read or is not a saved RunResult.
+        """
+        return cls.from_dict(read_json(Path(path)))
+
 
 class Agent:
     """A JSON ReAct agent: ``Agent(model, toolbox).run("task") -> RunResult``.
@@ -206,6 +270,7 @@ class Agent:
         max_steps: int | None = None,
         config: AgentConfig | None = None,
         approver: Approver | None = None,
+        callbacks: Sequence[Callable[[Event], Any]] = (),
         **options: Any,
     ) -> None:
         if max_steps is not None:
@@ -221,38 +286,62 @@ class Agent:
                 f"{', '.join(guarded)} require approval: pass approver=... to Agent, a function "
                 "(tool, args) -> bool (approver=lambda tool, args: True approves everything)."
             )
-        self.approver = approver
+        self.approver, self.callbacks = approver, list(callbacks)
         self.system_prompt = prompts.render_system_prompt(self.toolbox, config.instructions)
 
     def run(self, task: str) -> RunResult:
         """Run ``task`` to the end and return the result (see :meth:`iter` for the events)."""
         return _last(self.iter(task))
 
-    def iter(self, task: str) -> Iterator[Event]:
-        """Run ``task``, yielding an :mod:`~react_agent.events` event as each thing happens.
+    def iter(self, task: str, *, history: Sequence[Message] = ()) -> Iterator[Event]:
+        """Run ``task``, yielding an :mod:`~react_agent.events` event as each thing happens (and
+        passing it to each callback first).
+
+        Args:
+            task: the user's task.
+            history: earlier messages of a conversation (system prompt first) to continue; see
+                :class:`~react_agent.conversation.Conversation`.
 
         The last event is always :class:`RunFinished` carrying the :class:`RunResult`;
-        ``KeyboardInterrupt`` during a model call or a tool ends the run with status
+        ``KeyboardInterrupt`` during a model call, a tool or a callback ends the run with status
         ``interrupted`` (the trajectory so far is kept).
         """
-        loop = self._loop(task)
-        value: Any = None
-        error: BaseException | None = None
-        while True:
-            try:
-                item = loop.throw(error) if error else loop.send(value)
-            except StopIteration:
-                return
-            value, error = None, None
-            try:
-                if isinstance(item, _Query):
-                    value = self._query(item.messages, item.step)
-                elif isinstance(item, _Invoke):
-                    value = invoke_all(self.toolbox, item.calls, **self._invoke_options())
-                else:
-                    yield item
-            except BaseException as exc:  # handed to the loop, which ends the run cleanly
-                error = exc
+        return self._drive(self._loop(task, list(history), [], self.config.max_steps))
+
+    def resume(self, result: RunResult, max_steps: int | None = None) -> RunResult:
+        """Continue a run that stopped without a final answer; see :meth:`iter_resume`."""
+        return _last(self.iter_resume(result, max_steps))
+
+    def iter_resume(self, result: RunResult, max_steps: int | None = None) -> Iterator[Event]:
+        """Continue ``result`` (e.g. loaded with :meth:`RunResult.load`) with ``max_steps`` more
+        steps (default: ``config.max_steps``). The earlier steps and messages are kept; a
+        best-effort answer is set aside, and a step cut short by Ctrl-C is asked again.
+
+        Raises:
+            ConfigError: the run already ended with a final answer.
+        """
+        if result.status == "final_answer":
+            raise ConfigError("This run already has a final answer; there is nothing to resume.")
+        messages, steps = _resumable(result, self.system_prompt)
+        budget = max_steps or self.config.max_steps
+        return self._drive(self._loop(result.task, messages, steps, budget, resumed=True))
+
+    def stream_answer(self, task: str) -> Iterator[str]:
+        """Run ``task`` and yield only the final answer's text, piece by piece as the model
+        writes it (streaming when the backend can; otherwise the whole answer at the end).
+        Use :meth:`iter` with ``stream=True`` to get the answer pieces and the result."""
+        streamed: dict[int, str] = {}
+        agent = self if self.config.stream else self._with(stream=True)
+        for event in agent.iter(task):
+            if isinstance(event, AnswerToken):
+                streamed[event.index] = streamed.get(event.index, "") + event.text
+                yield event.text
+            elif isinstance(event, FinalAnswer):
+                sent = streamed.get(event.step.index, "")
+                if event.text.startswith(sent):
+                    rest = event.text[len(sent):]
+                    if rest:
+                        yield rest
 
     async def arun(self, task: str) -> RunResult:
         """:meth:`run` for asyncio. Cancelling the task ends the run (status ``interrupted``,
@@ -264,13 +353,13 @@ class Agent:
         assert result is not None, "aiter() always ends with RunFinished"
         return result
 
-    async def aiter(self, task: str) -> AsyncIterator[Event]:
-        """:meth:`iter` for asyncio: the model is awaited (``acomplete`` if the backend has it,
-        e.g. :class:`OpenAIChatModel` with ``AsyncOpenAI``; else its ``complete`` in a worker
-        thread) and tools run with :func:`~react_agent.invoker.ainvoke_all` (``async def`` tools
-        on the event loop). On cancellation the last event is ``RunFinished`` with status
-        ``interrupted``, then ``CancelledError`` is re-raised."""
-        loop = self._loop(task)
+    async def aiter(self, task: str, *, history: Sequence[Message] = ()) -> AsyncIterator[Event]:
+        """:meth:`iter` for asyncio: the model is awaited (``acomplete``/``astream`` if the
+        backend has them, e.g. :class:`OpenAIChatModel` with ``AsyncOpenAI``; else ``complete``
+        in a worker thread) and tools run with :func:`~react_agent.invoker.ainvoke_all`
+        (``async def`` tools on the event loop). On cancellation the last event is
+        ``RunFinished`` with status ``interrupted``, then ``CancelledError`` is re-raised."""
+        loop = self._loop(task, list(history), [], self.config.max_steps)
         value: Any = None
         error: BaseException | None = None
         cancelled = False
@@ -282,10 +371,16 @@ class Agent:
             value, error = None, None
             try:
                 if isinstance(item, _Query):
-                    value = await self._aquery(item.messages, item.step)
+                    async for piece in self._aquery(item.messages, item.step):
+                        if isinstance(piece, ModelReply):
+                            value = piece
+                        else:
+                            self._notify(piece)
+                            yield piece
                 elif isinstance(item, _Invoke):
                     value = await ainvoke_all(self.toolbox, item.calls, **self._invoke_options())
                 else:
+                    self._notify(item)
                     yield item
             except BaseException as exc:
                 cancelled = cancelled or isinstance(exc, asyncio.CancelledError)
@@ -293,22 +388,45 @@ class Agent:
         if cancelled:
             raise asyncio.CancelledError
 
-    def _loop(self, task: str) -> Generator[Event | _Query | _Invoke, Any, None]:
+    def _drive(self, loop: Generator[Any, Any, None]) -> Iterator[Event]:
+        """Run the I/O-free loop: answer its model and tool requests, pass its events on."""
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                item = loop.throw(error) if error else loop.send(value)
+            except StopIteration:
+                return
+            value, error = None, None
+            try:
+                if isinstance(item, _Query):
+                    value = yield from self._query(item.messages, item.step)
+                elif isinstance(item, _Invoke):
+                    value = invoke_all(self.toolbox, item.calls, **self._invoke_options())
+                else:
+                    self._notify(item)
+                    yield item
+            except BaseException as exc:  # handed to the loop, which ends the run cleanly
+                error = exc
+
+    def _loop(
+        self, task: str, history: list[Message], steps: list[Step], budget: int,
+        resumed: bool = False,
+    ) -> Generator[Event | _Query | _Invoke, Any, None]:
         """The ReAct loop without I/O: yields events for the caller, and ``_Query``/``_Invoke``
-        requests that :meth:`iter`/:meth:`aiter` answer (with a reply or tool results) or throw
-        into (model errors, interrupts). One loop serves both the sync and the async API."""
-        run = RunResult(task, "max_steps", None, [], messages=[
-            {"role": "system", "content": self.system_prompt}, {"role": "user", "content": task},
-        ])
+        requests that :meth:`_drive`/:meth:`aiter` answer (with a reply or tool results) or throw
+        into (model errors, interrupts). One loop serves the sync and the async API."""
+        messages = history if resumed else [
+            *(history or [{"role": "system", "content": self.system_prompt}]),
+            {"role": "user", "content": task},
+        ]
+        run = RunResult(task, "max_steps", None, steps, messages=messages)
         actions = failures = 0
         yield RunStarted(task, self.system_prompt)
         try:
-            while actions < self.config.max_steps:
+            while actions < budget:
                 step = Step(index=len(run.steps) + 1)
-                yield ModelCallStarted(step.index)
-                reply: ModelReply = yield _Query(run.messages, step)
-                run.steps.append(step)
-                run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
+                reply = yield from self._ask(run, step)
                 try:
                     parsed = parse_reply(reply.text)
                 except OutputParseError as exc:
@@ -318,21 +436,17 @@ class Agent:
                         break
                     continue
                 failures, actions = 0, actions + 1
-                step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [
-                    *parsed.repairs
-                ]
+                _take(step, parsed)
                 yield ReplyParsed(step, parsed)
-                if parsed.final_answer is not None:
-                    run.status, run.final_answer = "final_answer", parsed.final_answer
-                    step.final_answer = parsed.final_answer
-                    yield FinalAnswer(step, parsed.final_answer)
+                if step.final_answer is not None:
+                    run.status, run.final_answer = "final_answer", step.final_answer
+                    yield FinalAnswer(step, step.final_answer)
                     break
                 yield from self._act(run, step, parsed.tool_calls)
                 if run.status == "loop_detected":
                     break
             else:
-                run.error = f"The run used all {self.config.max_steps} steps without a final " \
-                    "answer."
+                run.error = f"The run used all {budget} steps without a final answer."
                 if self.config.best_effort_answer:
                     yield from self._best_effort(run)
         except ModelError as exc:
@@ -372,34 +486,42 @@ class Agent:
             yield ToolFinished(step, result)
         observations = observation_message(step.results, run.task)
         run.messages.append({"role": "user", "content": observations})
+        yield ObservationSent(step, observations)
+
+    def _ask(self, run: RunResult, step: Step) -> Generator[Any, Any, ModelReply]:
+        """One model call: request it, record the step and the assistant message."""
+        chars = sum(len(m["content"]) for m in run.messages)
+        yield ModelCallStarted(step.index, len(run.messages), chars)
+        reply: ModelReply = yield _Query(run.messages, step)
+        run.steps.append(step)
+        run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
+        yield ModelCallFinished(step)
+        return reply
 
     def _best_effort(self, run: RunResult) -> Generator[Any, Any, None]:
         """With the steps used up, ask once more for a final answer only (prompts/final_answer.md).
         The status stays ``max_steps``; a usable answer is kept with ``best_effort=True``."""
         ask = prompts.render("final_answer", task=run.task)
         run.messages.append({"role": "user", "content": ask})
-        step = Step(index=len(run.steps) + 1)
-        yield ModelCallStarted(step.index)
+        step = Step(index=len(run.steps) + 1, best_effort=True)
         try:
-            reply: ModelReply = yield _Query(run.messages, step)
+            reply = yield from self._ask(run, step)
         except ModelError as exc:
-            run.error += f" Asking for a best-effort answer failed: {exc}"
+            run.error = f"{run.error} Asking for a best-effort answer failed: {exc}"
             return
-        run.steps.append(step)
-        run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
         try:
             parsed = parse_reply(reply.text)
         except OutputParseError as exc:
             step.error = exc.problem
             yield ParseFailed(step, str(exc))
             return
-        step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [*parsed.repairs]
+        _take(step, parsed)
         yield ReplyParsed(step, parsed)
-        if parsed.final_answer is not None:
-            run.final_answer = step.final_answer = parsed.final_answer
-            run.best_effort = True
-            run.error += " The final answer is a best effort from what was observed."
-            yield FinalAnswer(step, parsed.final_answer, best_effort=True)
+        if step.final_answer is not None:
+            run.final_answer, run.best_effort = step.final_answer, True
+            run.error = f"{run.error} The final answer is a best effort from what was observed."
+            yield FinalAnswer(step, step.final_answer, best_effort=True)
+        step.tool_calls = []  # no tool runs after the budget
 
     def _invoke_options(self) -> dict[str, Any]:
         return {
@@ -408,35 +530,83 @@ class Agent:
             "approver": self.approver,
         }
 
-    def _query(self, messages: list[Message], step: Step) -> ModelReply:
+    def _with(self, **changes: Any) -> Agent:
+        """A copy of this agent with some :class:`AgentConfig` fields changed."""
+        twin = copy.copy(self)
+        twin.config = dataclasses.replace(self.config, **changes)
+        return twin
+
+    def _notify(self, event: Event) -> None:
+        for callback in self.callbacks:
+            callback(event)
+
+    def _query(self, messages: list[Message], step: Step) -> Generator[Event, None, ModelReply]:
+        """Ask the model (streaming when configured and possible), yielding token events."""
         started = time.perf_counter()
+        answer = FinalAnswerStream()
         try:
-            return _record(step, self.model.complete(messages))
-        except Exception as exc:
-            raise self._model_error(exc) from exc
+            for piece in self._pieces(messages):
+                if isinstance(piece, ModelReply):
+                    return _record(step, piece)
+                for event in _token_events(step.index, piece, answer):
+                    self._notify(event)
+                    yield event
         finally:
             step.model_seconds = time.perf_counter() - started
+        raise ModelError(f"The stream of {self._name} ended without a whole reply.")
 
-    async def _aquery(self, messages: list[Message], step: Step) -> ModelReply:
+    def _pieces(self, messages: list[Message]) -> Iterator[str | ModelReply]:
+        stream = getattr(self.model, "stream", None) if self.config.stream else None
+        try:
+            if stream is None:
+                yield self.model.complete(messages)
+            else:
+                yield from stream(messages)
+        except Exception as exc:
+            raise self._model_error(exc) from exc
+
+    async def _aquery(
+        self, messages: list[Message], step: Step
+    ) -> AsyncIterator[Event | ModelReply]:
+        """:meth:`_query` for asyncio: token events, then the reply."""
         started = time.perf_counter()
+        answer = FinalAnswerStream()
+        try:
+            async for piece in self._apieces(messages):
+                if isinstance(piece, ModelReply):
+                    yield _record(step, piece)
+                    return
+                for event in _token_events(step.index, piece, answer):
+                    yield event
+        finally:
+            step.model_seconds = time.perf_counter() - started
+        raise ModelError(f"The stream of {self._name} ended without a whole reply.")
+
+    async def _apieces(self, messages: list[Message]) -> AsyncIterator[str | ModelReply]:
+        astream = getattr(self.model, "astream", None) if self.config.stream else None
         acomplete = getattr(self.model, "acomplete", None)
         try:
-            if acomplete is not None:
-                return _record(step, await acomplete(messages))
-            return _record(step, await asyncio.to_thread(self.model.complete, messages))
+            if astream is not None:
+                async for piece in astream(messages):
+                    yield piece
+            elif acomplete is not None:
+                yield await acomplete(messages)
+            else:
+                yield await asyncio.to_thread(self.model.complete, messages)
         except Exception as exc:
             raise self._model_error(exc) from exc
-        finally:
-            step.model_seconds = time.perf_counter() - started
+
+    @property
+    def _name(self) -> str:
+        return str(getattr(self.model, "name", type(self.model).__name__))
 
     def _model_error(self, exc: Exception) -> ModelError:
         """A backend's own ModelError as is; any other exception (a backend bug) wrapped, so
         that it ends the run with ``model_error`` instead of losing the trajectory."""
         if isinstance(exc, ModelError):
             return exc
-        name = getattr(self.model, "name", type(self.model).__name__)
         return ModelError(
-            f"The model backend {name} failed: {type(exc).__name__}: {exc}", cause="other"
+            f"The model backend {self._name} failed: {type(exc).__name__}: {exc}", cause="other"
         )
 
 
@@ -459,6 +629,37 @@ def _record(step: Step, reply: ModelReply) -> ModelReply:
     step.raw_output = reply.text
     step.prompt_tokens, step.completion_tokens = reply.prompt_tokens, reply.completion_tokens
     return reply
+
+
+def _take(step: Step, parsed: Reply) -> None:
+    step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [*parsed.repairs]
+    step.final_answer = parsed.final_answer
+
+
+def _token_events(index: int, piece: str, answer: FinalAnswerStream) -> list[Event]:
+    events: list[Event] = [ModelToken(index, piece)]
+    answer_piece = answer.feed(piece)
+    if answer_piece:
+        events.append(AnswerToken(index, answer_piece))
+    return events
+
+
+def _resumable(result: RunResult, system_prompt: str) -> tuple[list[Message], list[Step]]:
+    """The messages and steps to continue ``result`` from: the best-effort question and answer
+    are set aside, and a step whose tools were cut short (Ctrl-C) is dropped to be asked again."""
+    messages, steps = [dict(m) for m in result.messages], list(result.steps)
+    if steps and steps[-1].best_effort:
+        steps.pop()
+        ask = prompts.render("final_answer", task=result.task)
+        cut = max((i for i, m in enumerate(messages) if m["content"] == ask), default=len(messages))
+        del messages[cut:]
+    if messages and messages[-1]["role"] == "assistant":
+        messages.pop()
+        if steps:
+            steps.pop()
+    if messages and messages[0]["role"] == "system":
+        messages[0] = {"role": "system", "content": system_prompt}
+    return messages, steps
 
 
 def _last(events: Iterator[Event]) -> RunResult:

@@ -1,7 +1,17 @@
-"""Events of a run, yielded by :meth:`Agent.iter` in the order they happen.
+"""Events of a run, yielded by :meth:`Agent.iter` in the order they happen and passed to every
+callback of ``Agent(callbacks=[...])``.
 
-The CLI printer, trace writers and user code all consume the same events; the library itself
-never prints.
+The CLI printer, the trace writer and user code all consume the same events; the library itself
+never prints. In order, a run gives::
+
+    RunStarted
+    (ModelCallStarted [ModelToken... AnswerToken...] ModelCallFinished
+        (ReplyParsed [ToolStarted... ToolFinished... ObservationSent | FinalAnswer] | ParseFailed)
+    )...
+    RunFinished
+
+``ModelToken``/``AnswerToken`` come only when streaming (``AgentConfig(stream=True)`` and a
+backend with ``stream``).
 """
 
 from __future__ import annotations
@@ -25,9 +35,36 @@ class RunStarted:
 
 @dataclass(frozen=True)
 class ModelCallStarted:
-    """The model is being asked for step ``index`` (1-based; counts every model call)."""
+    """The model is being asked for step ``index`` (1-based; counts every model call), with
+    ``message_count`` messages of ``message_chars`` characters in all."""
 
     index: int
+    message_count: int = 0
+    message_chars: int = 0
+
+
+@dataclass(frozen=True)
+class ModelToken:
+    """A piece of the model's reply to step ``index``, as it streams in."""
+
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerToken:
+    """New characters of the ``final_answer`` string, decoded, as they stream in (see
+    :class:`react_agent.stream.FinalAnswerStream`)."""
+
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelCallFinished:
+    """The model replied: ``step.raw_output``, ``step.model_seconds`` and token usage are set."""
+
+    step: Step
 
 
 @dataclass(frozen=True)
@@ -63,6 +100,14 @@ class ToolFinished:
 
 
 @dataclass(frozen=True)
+class ObservationSent:
+    """The step's observations went back to the model as this user ``message``."""
+
+    step: Step
+    message: str
+
+
+@dataclass(frozen=True)
 class FinalAnswer:
     """The model gave its final answer (``best_effort``: asked for after ``max_steps``)."""
 
@@ -79,6 +124,6 @@ class RunFinished:
 
 
 Event = (
-    RunStarted | ModelCallStarted | ReplyParsed | ParseFailed | ToolStarted | ToolFinished
-    | FinalAnswer | RunFinished
+    RunStarted | ModelCallStarted | ModelToken | AnswerToken | ModelCallFinished | ReplyParsed
+    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | RunFinished
 )

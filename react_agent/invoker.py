@@ -57,6 +57,15 @@ class ToolResult:
             "cleaning": self.cleaning, "seconds": round(self.seconds, 6),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolResult:
+        """The inverse of :meth:`to_dict` (for saved runs and traces)."""
+        return cls(
+            ToolCall(data["name"], data.get("args") or {}), data["observation"], data["ok"],
+            data.get("error"), data.get("cleaned_args") or {}, list(data.get("cleaning") or []),
+            data.get("seconds") or 0.0,
+        )
+
 
 Approver = Callable[[Tool, dict[str, Any]], bool]
 """Asked before each call of a tool marked ``requires_approval``: ``approver(tool, args) -> bool``

@@ -25,8 +25,12 @@ from react_agent import (
     prompts,
 )
 from react_agent.events import (
+    AnswerToken,
     FinalAnswer,
+    ModelCallFinished,
     ModelCallStarted,
+    ModelToken,
+    ObservationSent,
     ParseFailed,
     ReplyParsed,
     RunFinished,
@@ -417,22 +421,61 @@ def test_iter_events_in_order(toolbox: Toolbox) -> None:
     events = list(agent.iter("Weather in Paris?"))
     assert [type(e) for e in events] == [
         RunStarted,
-        ModelCallStarted, ReplyParsed, ToolStarted, ToolFinished,
-        ModelCallStarted, ParseFailed,
-        ModelCallStarted, ReplyParsed, FinalAnswer,
+        ModelCallStarted, ModelCallFinished, ReplyParsed, ToolStarted, ToolFinished,
+        ObservationSent,
+        ModelCallStarted, ModelCallFinished, ParseFailed,
+        ModelCallStarted, ModelCallFinished, ReplyParsed, FinalAnswer,
         RunFinished,
     ]
     started, finished = events[0], events[-1]
     assert started.task == "Weather in Paris?"
     assert started.system_prompt == agent.system_prompt
-    assert [e.index for e in events if isinstance(e, ModelCallStarted)] == [1, 2, 3]
-    tool_started, tool_finished = events[3], events[4]
+    calls = [e for e in events if isinstance(e, ModelCallStarted)]
+    assert [(e.index, e.message_count) for e in calls] == [(1, 2), (2, 4), (3, 6)]
+    assert calls[0].message_chars == len(agent.system_prompt) + len("Weather in Paris?")
+    assert events[2].step.raw_output == replies[0]
+    tool_started, tool_finished = events[4], events[5]
     assert tool_started.call == ToolCall("get_weather", {"city": "Paris"})
     assert tool_finished.result.observation == "18 °C in Paris"
-    assert events[6].message == str(parse_error_text(BAD_REPLY))
-    assert events[9].text == "18 °C"
+    assert events[6].message == finished.result.messages[3]["content"]
+    assert events[9].message == str(parse_error_text(BAD_REPLY))
+    assert events[13].text == "18 °C"
     assert finished.result.status == "final_answer"
-    assert finished.result.steps[0] is events[2].step
+    assert finished.result.steps[0] is events[3].step
+
+
+def test_callbacks_see_every_event_before_the_caller() -> None:
+    seen: list[str] = []
+    model = ScriptedModel([final("hi")])
+    agent = Agent(model, callbacks=[lambda e: seen.append(type(e).__name__)])
+    for event in agent.iter("t"):
+        assert seen[-1] == type(event).__name__
+    assert seen == [
+        "RunStarted", "ModelCallStarted", "ModelCallFinished", "ReplyParsed", "FinalAnswer",
+        "RunFinished",
+    ]
+    assert agent.run("t").status == "model_error"  # run() notifies callbacks too
+    assert seen[-1] == "RunFinished"
+
+
+def test_a_failing_callback_is_the_developers_error() -> None:
+    def broken(event: Any) -> None:
+        raise TypeError("my callback is wrong")
+
+    with pytest.raises(TypeError, match="my callback is wrong"):
+        Agent(ScriptedModel([final("hi")]), callbacks=[broken]).run("t")
+
+
+def test_ctrl_c_in_a_callback_ends_the_run_as_interrupted() -> None:
+    def interrupt_on_tool(event: Any) -> None:
+        if isinstance(event, ToolStarted):
+            raise KeyboardInterrupt
+
+    tb = Toolbox()
+    tb.add(lambda: "x", name="noop", description="Does nothing.")
+    model = ScriptedModel([act("noop"), final("never")])
+    result = Agent(model, tb, callbacks=[interrupt_on_tool]).run("t")
+    assert result.status == "interrupted" and len(result.steps) == 1
 
 
 def test_iter_parallel_tool_events(toolbox: Toolbox) -> None:
@@ -683,10 +726,10 @@ def test_aiter_awaits_async_models_and_async_tools() -> None:
     events = asyncio.run(collect())
     assert model.awaited == 2
     assert [type(e) for e in events] == [
-        RunStarted, ModelCallStarted, ReplyParsed, ToolStarted, ToolFinished,
-        ModelCallStarted, ReplyParsed, FinalAnswer, RunFinished,
+        RunStarted, ModelCallStarted, ModelCallFinished, ReplyParsed, ToolStarted, ToolFinished,
+        ObservationSent, ModelCallStarted, ModelCallFinished, ReplyParsed, FinalAnswer, RunFinished,
     ]
-    assert events[4].result.observation == "page at http://a"
+    assert events[5].result.observation == "page at http://a"
     assert events[-1].result.status == "final_answer"
 
 
@@ -783,3 +826,147 @@ def test_a_run_survives_every_tool_fault_in_one_step() -> None:
     assert boom_r.observation == "Error: RuntimeError: disk on fire"
     assert hang_r.error == "timeout" and nope_r.error == "unknown_tool"
     assert len(model.calls[1][-1]["content"]) < 2500, "the 10 MB never reach the model"
+
+
+# -- streaming ----------------------------------------------------------------------------------
+def test_streaming_yields_tokens_and_answer_tokens(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), final('It is "18 °C"\nin Paris.')]
+    model = ScriptedModel(replies, chunk_chars=3)
+    events = list(Agent(model, toolbox, stream=True).iter(TASK))
+    tokens = [e for e in events if isinstance(e, ModelToken)]
+    assert "".join(t.text for t in tokens if t.index == 1) == replies[0]
+    assert "".join(t.text for t in tokens if t.index == 2) == replies[1]
+    answer = [e for e in events if isinstance(e, AnswerToken)]
+    assert {a.index for a in answer} == {2}
+    assert "".join(a.text for a in answer) == 'It is "18 °C"\nin Paris.'
+    assert len(answer) > 3, "the answer arrives in pieces"
+    first_token = next(i for i, e in enumerate(events) if isinstance(e, ModelToken))
+    assert isinstance(events[first_token - 1], ModelCallStarted)
+    assert events[-1].result.final_answer == 'It is "18 °C"\nin Paris.'
+
+
+def test_no_tokens_without_stream_option(toolbox: Toolbox) -> None:
+    events = list(Agent(ScriptedModel([final("x")]), toolbox).iter(TASK))
+    assert not any(isinstance(e, ModelToken | AnswerToken) for e in events)
+
+
+def test_stream_answer_yields_only_the_answer(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Rome"), final("Rome: 24 °C, warmer.")]
+    pieces = list(Agent(ScriptedModel(replies, chunk_chars=4), toolbox).stream_answer(TASK))
+    assert "".join(pieces) == "Rome: 24 °C, warmer."
+    assert len(pieces) > 1
+
+
+def test_stream_answer_without_a_streaming_backend_gives_the_whole_answer() -> None:
+    class Plain:
+        name = "plain"
+
+        def complete(self, messages: Sequence[Message]) -> Any:
+            from react_agent.models.base import ModelReply
+
+            return ModelReply("{'thought': 'x', 'action': {'answer': 'py-dict answer'}}")
+
+    assert list(Agent(Plain()).stream_answer("t")) == ["py-dict answer"]
+
+
+def test_a_broken_stream_is_a_model_error_with_the_trajectory() -> None:
+    class Broken(ScriptedModel):
+        def stream(self, messages: Sequence[Message]) -> Any:
+            if len(self.calls) == 1:
+                yield '{"thought": "x", "act'
+                raise ConnectionResetError("peer went away")
+            yield from super().stream(messages)
+
+    tb = Toolbox()
+    tb.add(lambda: "ok", name="noop", description="Does nothing.")
+    result = Agent(Broken([act("noop"), final("x")]), tb, stream=True).run("t")
+    assert result.status == "model_error"
+    assert "ConnectionResetError: peer went away" in (result.error or "")
+    assert len(result.steps) == 1 and result.steps[0].observations == ["ok"]
+
+
+def test_astream_is_used_by_aiter() -> None:
+    class AsyncStreaming(ScriptedModel):
+        async def astream(self, messages: Sequence[Message]) -> Any:
+            for piece in self.stream(messages):
+                await asyncio.sleep(0)
+                yield piece
+
+    async def collect() -> list[Any]:
+        agent = Agent(AsyncStreaming([final("async answer")], chunk_chars=2), stream=True)
+        return [e async for e in agent.aiter("t")]
+
+    events = asyncio.run(collect())
+    assert "".join(e.text for e in events if isinstance(e, AnswerToken)) == "async answer"
+    assert events[-1].result.final_answer == "async answer"
+
+
+# -- saving and resuming ------------------------------------------------------------------------
+def test_run_result_round_trips_through_a_file(toolbox: Toolbox, tmp_path: Any) -> None:
+    replies = [act("get_weather", city=" Paris"), BAD_REPLY, final("18 °C")]
+    result, _ = run(toolbox, replies)
+    path = tmp_path / "sub" / "run.json"
+    result.save(path)
+    loaded = RunResult.load(path)
+    assert loaded.to_dict() == result.to_dict()
+    assert loaded.steps[0].results[0].cleaning == ["city: stripped spaces"]
+    assert [p.name for p in path.parent.iterdir()] == ["run.json"], "no temporary file left"
+
+
+def test_loading_something_else_is_a_clear_error(tmp_path: Any) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text('{"task": "t"}')
+    with pytest.raises(ConfigError, match="Not a saved RunResult"):
+        RunResult.load(bad)
+    bad.write_text("{nope")
+    with pytest.raises(ConfigError, match="is not valid JSON"):
+        RunResult.load(bad)
+    with pytest.raises(ConfigError, match="Cannot read"):
+        RunResult.load(tmp_path / "missing.json")
+
+
+def test_resume_after_max_steps_with_more_steps(toolbox: Toolbox, tmp_path: Any) -> None:
+    first = Agent(ScriptedModel([act("get_weather", city="Paris"), final("guess")]), toolbox,
+                  max_steps=1).run(TASK)
+    assert first.status == "max_steps" and first.best_effort
+    first.save(tmp_path / "run.json")
+    model = ScriptedModel([act("get_weather", city="Rome"), final("Rome is warmer")])
+    resumed = Agent(model, toolbox, max_steps=5).resume(RunResult.load(tmp_path / "run.json"))
+    assert resumed.status == "final_answer" and resumed.final_answer == "Rome is warmer"
+    assert resumed.best_effort is False
+    assert [s.index for s in resumed.steps] == [1, 2, 3]
+    assert [s.observations for s in resumed.steps[:2]] == [["18 °C in Paris"], ["24 °C in Rome"]]
+    sent = model.calls[0]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[-1]["content"].startswith("Observation: 18 °C in Paris")
+    assert all("no steps left" not in m["content"] for m in sent), "best-effort ask set aside"
+
+
+def test_resume_after_ctrl_c_in_a_tool_asks_that_step_again(toolbox: Toolbox) -> None:
+    def interrupt(event: Any) -> None:
+        if isinstance(event, ToolStarted) and event.call.args.get("city") == "Rome":
+            raise KeyboardInterrupt
+
+    replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome")]
+    stopped = Agent(ScriptedModel(replies), toolbox, callbacks=[interrupt]).run(TASK)
+    assert stopped.status == "interrupted" and len(stopped.steps) == 2
+    model = ScriptedModel([act("get_weather", city="Rome"), final("Rome")])
+    resumed = Agent(model, toolbox).resume(stopped, max_steps=3)
+    assert resumed.status == "final_answer"
+    assert [m["role"] for m in model.calls[0]] == ["system", "user", "assistant", "user"]
+    assert [s.observations for s in resumed.steps] == [["18 °C in Paris"], ["24 °C in Rome"], []]
+
+
+def test_resume_respects_the_new_budget(toolbox: Toolbox) -> None:
+    stopped, _ = run(toolbox, [act("get_weather", city="Paris")], max_steps=1,
+                     best_effort_answer=False)
+    model = ScriptedModel([act("get_weather", city="Rome")] * 3)
+    resumed = Agent(model, toolbox, best_effort_answer=False).resume(stopped, max_steps=1)
+    assert resumed.status == "max_steps" and len(resumed.steps) == 2
+    assert "all 1 steps" in (resumed.error or "")
+
+
+def test_a_finished_run_cannot_be_resumed(toolbox: Toolbox) -> None:
+    done, _ = run(toolbox, [final("x")])
+    with pytest.raises(ConfigError, match="already has a final answer"):
+        Agent(ScriptedModel([]), toolbox).resume(done)

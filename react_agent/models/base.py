@@ -40,6 +40,13 @@ class ChatModel(Protocol):
     ``complete`` returns the reply to ``messages`` (a list of ``{"role", "content"}`` dicts, no
     ``tools=``) and raises :class:`react_agent.errors.ModelError` when the backend fails after its
     own retries.
+
+    Optional methods the agent uses when present:
+
+    - ``stream(messages) -> Iterator[str | ModelReply]``: the reply's text pieces as they are
+      generated, then one :class:`ModelReply` for the whole reply (with usage);
+    - ``acomplete(messages)`` / ``astream(messages)``: the same for asyncio;
+    - ``count_tokens(text) -> int``: exact token counts (else characters / 4 is assumed).
     """
 
     name: str

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..errors import ModelError
 from .base import Message, ModelReply
@@ -26,9 +26,10 @@ class ScriptedModel:
 
     name = "scripted"
 
-    def __init__(self, replies: Iterable[str | Responder]) -> None:
+    def __init__(self, replies: Iterable[str | Responder], *, chunk_chars: int = 5) -> None:
         self.replies: list[str | Responder] = list(replies)
         self.calls: list[list[Message]] = []
+        self.chunk_chars = chunk_chars
 
     def complete(self, messages: Sequence[Message]) -> ModelReply:
         self.calls.append([dict(m) for m in messages])
@@ -43,3 +44,11 @@ class ScriptedModel:
         text = item(messages) if callable(item) else item
         prompt_chars = sum(len(m["content"]) for m in messages)
         return ModelReply(text, prompt_chars // 4, len(text) // 4, "stop")
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str | ModelReply]:
+        """The next reply in pieces of ``chunk_chars`` characters, then the whole
+        :class:`ModelReply` (see :class:`~react_agent.models.base.ChatModel`)."""
+        reply = self.complete(messages)
+        for start in range(0, len(reply.text), self.chunk_chars):
+            yield reply.text[start : start + self.chunk_chars]
+        yield reply
