@@ -2,7 +2,9 @@
 
 Each ``POST /v1/chat/completions`` takes the next behaviour of its script (the last one repeats):
 
-- ``"reply:TEXT"``: a normal completion whose content is TEXT (with token usage);
+- ``"reply:TEXT"``: a normal completion whose content is TEXT (with token usage); streamed as
+  server-sent events in pieces of 4 characters when the request says ``"stream": true``;
+- ``"cut:TEXT"``: a stream that sends TEXT and then closes the connection without finishing;
 - ``"status:CODE[:MESSAGE]"``: an HTTP error with an OpenAI-style ``{"error": {...}}`` body;
 - ``"stall"``: no answer until the test ends (the client's timeout fires);
 - ``"garbage"``: HTTP 200 with a body that is not JSON;
@@ -31,7 +33,7 @@ class FaultServer:
         self.requests: list[dict[str, Any]] = []
         self.release = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = _QuietServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         serve = lambda: self._httpd.serve_forever(poll_interval=0.05)  # noqa: E731
@@ -47,6 +49,11 @@ class FaultServer:
         self.release.set()
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (timeouts, Ctrl-C) are part of the tests, not errors."""
 
 
 def completion(text: str) -> dict[str, Any]:
@@ -77,8 +84,12 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             kind, _, rest = server.next_behaviour(body).partition(":")
-            if kind == "reply":
+            if kind == "reply" and body.get("stream"):
+                self._stream(rest, finish=True)
+            elif kind == "reply":
                 self._json(200, completion(rest))
+            elif kind == "cut":
+                self._stream(rest, finish=False)
             elif kind == "status":
                 code, _, message = rest.partition(":")
                 self._json(int(code), {"error": {"message": message or "fault", "type": "x"}})
@@ -99,6 +110,33 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self._json(200, {**completion(""), "choices": []})
             else:
                 raise ValueError(f"unknown behaviour {kind!r}")
+
+        def _stream(self, text: str, finish: bool) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            base = {"id": "chatcmpl-fault", "object": "chat.completion.chunk", "created": 0,
+                    "model": MODEL}
+            for start in range(0, len(text), 4):
+                delta = {"content": text[start : start + 4]}
+                self._event({**base, "choices": [{"index": 0, "delta": delta,
+                                                   "finish_reason": None}]})
+            if not finish:
+                self.close_connection = True
+                return  # no final chunk: the client sees the stream break off
+            self._event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            usage = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+            self._event({**base, "choices": [], "usage": usage})
+            self._chunk(b"data: [DONE]\n\n")
+            self._chunk(b"")
+
+        def _event(self, payload: Any) -> None:
+            self._chunk(b"data: " + json.dumps(payload).encode() + b"\n\n")
+
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
         def _json(self, code: int, payload: Any) -> None:
             self._raw(code, json.dumps(payload).encode(), "application/json")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,19 +80,17 @@ class LlamaCppModel:
         self.model_path = path
 
     def complete(self, messages: Sequence[Message]) -> ModelReply:
+        """The reply to ``messages``.
+
+        Raises:
+            ModelError: the conversation no longer fits the context window.
+        """
         with self._lock:  # one llama context: one request at a time
             self.load()
             try:
-                out = self._llama.create_chat_completion(
-                    messages=list(messages), temperature=self.temperature,
-                    max_tokens=self.max_tokens, seed=self.seed, stop=list(STOP_SEQUENCES),
-                )
+                out = self._llama.create_chat_completion(**self._request(messages))
             except ValueError as exc:  # llama-cpp-python reports context overflow this way
-                raise ModelError(
-                    f"The conversation no longer fits the model's context window "
-                    f"({self.n_ctx} tokens): {exc}. Use fewer steps or a larger n_ctx.",
-                    cause="context_length",
-                ) from exc
+                raise self._overflow(exc) from exc
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return ModelReply(
@@ -100,4 +98,52 @@ class LlamaCppModel:
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
             finish_reason=choice.get("finish_reason"),
+        )
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str | ModelReply]:
+        """The reply's text pieces as llama.cpp generates them, then the whole
+        :class:`ModelReply`. llama.cpp does not report usage when streaming: the tokens are
+        counted from the context (prompt = tokens in context - generated).
+
+        Raises:
+            ModelError: the conversation no longer fits the context window.
+        """
+        parts: list[str] = []
+        finish: str | None = None
+        with self._lock:
+            self.load()
+            try:
+                for chunk in self._llama.create_chat_completion(
+                    **self._request(messages), stream=True
+                ):
+                    choice = chunk["choices"][0]
+                    finish = choice.get("finish_reason") or finish
+                    piece = choice.get("delta", {}).get("content") or ""
+                    if piece:
+                        parts.append(piece)
+                        yield piece
+            except ValueError as exc:
+                raise self._overflow(exc) from exc
+            text = "".join(parts)
+            completion = len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
+            prompt = max(0, self._llama.n_tokens - completion)
+        yield ModelReply(text, prompt or None, completion, finish)
+
+    def count_tokens(self, text: str) -> int:
+        """Exact number of tokens of ``text`` for this model."""
+        with self._lock:
+            self.load()
+            return len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
+
+    def _request(self, messages: Sequence[Message]) -> dict[str, Any]:
+        return {
+            "messages": list(messages), "temperature": self.temperature,
+            "max_tokens": self.max_tokens, "seed": self.seed, "stop": list(STOP_SEQUENCES),
+        }
+
+    def _overflow(self, exc: ValueError) -> ModelError:
+        return ModelError(
+            f"The conversation no longer fits the model's context window ({self.n_ctx} tokens): "
+            f"{exc}. Use fewer steps or a larger n_ctx.",
+            cause="context_length",
         )

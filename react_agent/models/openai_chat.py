@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ..errors import ConfigError, ModelError
@@ -102,6 +102,53 @@ class OpenAIChatModel:
             raise self._explain(exc) from exc
         return self._reply(response, model)
 
+    def stream(self, messages: Sequence[Message]) -> Iterator[str | ModelReply]:
+        """The reply's text pieces as the server sends them (``stream=True``), then the whole
+        :class:`ModelReply` (usage from the last chunk where the server sends it).
+
+        Raises:
+            ModelError: as :meth:`complete`, also when the stream breaks off.
+        """
+        model = self.model_name()
+        parts: list[str] = []
+        final = _Final()
+        try:
+            chunks = self.client.chat.completions.create(**self._streaming(model, messages))
+            for chunk in chunks:
+                piece = final.take(chunk)
+                if piece:
+                    parts.append(piece)
+                    yield piece
+        except Exception as exc:
+            raise self._explain(exc) from exc
+        yield final.reply("".join(parts))
+
+    async def astream(self, messages: Sequence[Message]) -> AsyncIterator[str | ModelReply]:
+        """:meth:`stream` through ``openai.AsyncOpenAI``."""
+        model = self._model or await asyncio.to_thread(self.model_name)
+        if self._async_client is None:
+            self._async_client = self._openai.AsyncOpenAI(**self._client_options)
+        parts: list[str] = []
+        final = _Final()
+        try:
+            chunks = await self._async_client.chat.completions.create(
+                **self._streaming(model, messages)
+            )
+            async for chunk in chunks:
+                piece = final.take(chunk)
+                if piece:
+                    parts.append(piece)
+                    yield piece
+        except Exception as exc:
+            raise self._explain(exc) from exc
+        yield final.reply("".join(parts))
+
+    def _streaming(self, model: str, messages: Sequence[Message]) -> dict[str, Any]:
+        return {
+            **self._request(model, messages), "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+
     def _request(self, model: str, messages: Sequence[Message]) -> dict[str, Any]:
         return {
             "model": model, "messages": list(messages), "temperature": self.temperature,
@@ -128,6 +175,14 @@ class OpenAIChatModel:
     def _explain(self, exc: Exception) -> ModelError:
         """Turn an SDK exception into a ModelError that names the cause, the URL and the fix."""
         o, url, model = self._openai, self.base_url, self._model
+        if isinstance(exc, ModelError):
+            return exc
+        if not isinstance(exc, (o.OpenAIError, ValueError)):  # e.g. httpx errors mid-stream
+            return ModelError(
+                f"The connection to the model server at {url} broke while the reply was "
+                f"streaming ({type(exc).__name__}: {exc}). Check the server's log and try again.",
+                cause="connection",
+            )
         detail = str(getattr(exc, "message", "") or exc)[:300]
         if isinstance(exc, o.APITimeoutError):
             return ModelError(
@@ -192,3 +247,30 @@ def _refused(exc: BaseException) -> bool:
     broken mid-reply. httpx's exception names are read so that httpx need not be imported."""
     cause = exc.__cause__
     return cause is None or type(cause).__name__ in ("ConnectError", "ConnectTimeout")
+
+
+class _Final:
+    """Collects what a streamed completion says besides its text: usage and finish reason."""
+
+    def __init__(self) -> None:
+        self.usage: Any = None
+        self.finish_reason: str | None = None
+
+    def take(self, chunk: Any) -> str:
+        """The text piece of ``chunk`` (``""`` if none); remembers usage and finish reason."""
+        if getattr(chunk, "usage", None):
+            self.usage = chunk.usage
+        choices = getattr(chunk, "choices", None) or []
+        if not choices:
+            return ""
+        self.finish_reason = choices[0].finish_reason or self.finish_reason
+        delta = getattr(choices[0], "delta", None)
+        return (getattr(delta, "content", None) or "") if delta is not None else ""
+
+    def reply(self, text: str) -> ModelReply:
+        return ModelReply(
+            text=text,
+            prompt_tokens=getattr(self.usage, "prompt_tokens", None),
+            completion_tokens=getattr(self.usage, "completion_tokens", None),
+            finish_reason=self.finish_reason,
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from _common import check_run, seed_turns
+from helpers import assert_streamed
 from tools import seed000
 
 from react_agent import Agent
@@ -13,13 +14,14 @@ from react_agent.models import OpenAIChatModel
 
 
 @pytest.mark.real_model
-def test_seed000_arithmetic_over_http(llama_server: str) -> None:
+def test_seed000_arithmetic_over_http_streamed(llama_server: str) -> None:
     spec = next(t.spec for t in seed_turns("000") if t.label == "seed000-calculate-round")
     model = OpenAIChatModel(base_url=llama_server)  # the model name comes from /models
-    result = Agent(model, seed000, max_steps=10).run(spec["user"])
+    events = list(Agent(model, seed000, max_steps=10, stream=True).iter(spec["user"]))
+    result = events[-1].result
     assert [c.name for c in result.tool_calls][:1] == ["calculate"]
     assert check_run(result, spec) == []
-    assert result.steps[0].prompt_tokens  # usage comes back over HTTP
+    assert_streamed(events, result)  # usage comes back over HTTP too
 
 
 def test_refused_connection_is_a_model_error_naming_the_url() -> None:

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from helpers import assert_streamed
 
 from react_agent import Agent, RunResult, Toolbox
 from react_agent.models import OpenAIChatModel
@@ -119,3 +120,30 @@ def test_usage_comes_back(fault_server: Any) -> None:
     result = run_against(fault_server, f"reply:{FINAL}", use_async=True)
     assert result.status == "final_answer"
     assert (result.usage["prompt_tokens"], result.usage["completion_tokens"]) == (22, 14)
+
+
+# -- streaming ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_streamed_run_over_http(fault_server: Any, use_async: bool) -> None:
+    fault_server.script = [f"reply:{FIRST}", f"reply:{FINAL}"]
+    model = OpenAIChatModel(base_url=fault_server.url, max_retries=0, timeout=5)
+    agent = Agent(model, adder(), stream=True)
+
+    async def collect() -> list[Any]:
+        return [e async for e in agent.aiter("2 + 3?")]
+
+    events = asyncio.run(collect()) if use_async else list(agent.iter("2 + 3?"))
+    result = events[-1].result
+    assert result.status == "final_answer" and result.final_answer == "5"
+    assert_streamed(events, result)
+    assert all(r["stream"] is True for r in fault_server.requests)
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_stream_cut_off_keeps_the_trajectory(fault_server: Any, use_async: bool) -> None:
+    fault_server.script = [f"reply:{FIRST}", 'cut:{"thought": "now the ans']
+    model = OpenAIChatModel(base_url=fault_server.url, max_retries=0, timeout=5)
+    agent = Agent(model, adder(), stream=True)
+    result = asyncio.run(agent.arun("2 + 3?")) if use_async else agent.run("2 + 3?")
+    assert_trajectory_kept(result)
+    assert "broke" in (result.error or "") and fault_server.url in (result.error or "")
