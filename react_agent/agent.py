@@ -422,7 +422,7 @@ class Agent:
         ]
         run = RunResult(task, "max_steps", None, steps, messages=messages)
         actions = failures = 0
-        yield RunStarted(task, self.system_prompt)
+        yield RunStarted(task, self.system_prompt, tuple(self.toolbox.names))
         try:
             while actions < budget:
                 step = Step(index=len(run.steps) + 1)

@@ -19,6 +19,7 @@ from .errors import ConfigError, OutputParseError
 from .models.base import ChatModel
 from .parser import parse_reply
 from .toolbox import Tool, Toolbox
+from .trace import TraceWriter, read_trace, replay_events
 
 EXIT_CODES = {"final_answer": 0, "interrupted": 130}
 
@@ -52,10 +53,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="approve every call of tools marked requires_approval (default: ask y/N each time)",
     )
     run.add_argument("--quiet", action="store_true", help="print only the final answer")
+    run.add_argument("--stream", action="store_true",
+                     help="show the model's raw replies as they are generated")
+    run.add_argument("--trace", metavar="FILE",
+                     help="write the run to FILE as JSON Lines while it goes (see README)")
     run.add_argument(
         "--json", action="store_true",
         help="print the RunResult as JSON on stdout (the thought chain goes to stderr)",
     )
+
+    replay = sub.add_parser("replay", help="print a saved trace as the thought chain")
+    replay.add_argument("file", help="a trace written with --trace")
+    replay.add_argument("--json", action="store_true", help="print the RunResult(s) as JSON")
 
     parse = sub.add_parser("parse", help="show what the parser extracts from a raw model reply")
     parse.add_argument("file", help="a file holding the reply, or - for standard input")
@@ -67,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "parse":
             return _parse(args)
+        if args.command == "replay":
+            return _replay(args)
         return _run(args)
     except ConfigError as exc:
         print(f"react-agent: {exc}", file=sys.stderr)
@@ -79,20 +90,39 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     toolbox = load_toolbox(args.tools) if args.tools else _default_toolbox()
     model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
+    callbacks: list[Any] = []
+    if not args.quiet:
+        out = sys.stderr if args.json else sys.stdout
+        callbacks.append(Printer(out, tokens=args.stream, usage=True))
+    trace = TraceWriter(args.trace, model=model.name) if args.trace else None
+    if trace:
+        callbacks.append(trace)
     approver = _approve_all if args.yes else _ask_user
-    agent = Agent(model, toolbox, config=AgentConfig(max_steps=args.max_steps), approver=approver)
-    printer = None if args.quiet else Printer(sys.stderr if args.json else sys.stdout)
-    result = None
-    for event in agent.iter(args.task):
-        if printer:
-            printer(event)
-        result = getattr(event, "result", None) or result
-    assert result is not None
+    config = AgentConfig(max_steps=args.max_steps, stream=args.stream)
+    agent = Agent(model, toolbox, config=config, approver=approver, callbacks=callbacks)
+    try:
+        result = agent.run(args.task)
+    finally:
+        if trace:
+            trace.close()
     if args.json:
         print(result.to_json())
     elif args.quiet:
         print(result.final_answer if result.final_answer is not None else result.error)
     return EXIT_CODES.get(result.status, 1)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    runs = read_trace(args.file)
+    if args.json:
+        data = [r.to_dict() for r in runs]
+        print(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=2))
+    else:
+        printer = Printer(sys.stdout, usage=True)
+        for result in runs:
+            for event in replay_events(result):
+                printer(event)
+    return EXIT_CODES.get(runs[-1].status, 1)
 
 
 def _approve_all(tool: Tool, args: dict[str, Any]) -> bool:

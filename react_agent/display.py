@@ -14,6 +14,8 @@ from .agent import RunResult
 from .events import (
     Event,
     FinalAnswer,
+    ModelCallFinished,
+    ModelToken,
     ParseFailed,
     ReplyParsed,
     RunFinished,
@@ -23,7 +25,7 @@ from .events import (
 
 _STYLES = {
     "task": "1", "thought": "36", "action": "33", "observation": "32", "error": "31",
-    "final": "1;35", "status": "2",
+    "final": "1;35", "status": "2", "tokens": "2",
 }
 
 
@@ -34,19 +36,30 @@ class Printer:
         stream: where to print (default ``sys.stdout``).
         color: ANSI colours; ``None`` = when ``stream`` is a terminal and ``NO_COLOR`` is unset.
         max_observation_chars: longer observations are shortened on screen (not in the run).
+        tokens: print the model's raw reply as it streams in (``ModelToken`` events), dimmed.
+        usage: print a usage table (per step and in all) before the status line.
     """
 
     def __init__(
         self, stream: TextIO | None = None, color: bool | None = None,
-        max_observation_chars: int = 1500,
+        max_observation_chars: int = 1500, tokens: bool = False, usage: bool = False,
     ) -> None:
         self.stream = stream or sys.stdout
         if color is None:
             color = self.stream.isatty() and "NO_COLOR" not in os.environ
         self.color, self.max_observation_chars = color, max_observation_chars
+        self.tokens, self.usage = tokens, usage
+        self._streaming = False
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RunStarted):
+        if isinstance(event, ModelToken):
+            if self.tokens:
+                self._token(event.text)
+        elif isinstance(event, ModelCallFinished):
+            if self._streaming:
+                print(file=self.stream, flush=True)
+                self._streaming = False
+        elif isinstance(event, RunStarted):
             self._line("task", "Task", event.task)
         elif isinstance(event, ReplyParsed):
             if event.reply.thought:
@@ -65,7 +78,21 @@ class Printer:
             label = "Final answer (best effort)" if event.best_effort else "Final answer"
             self._line("final", label, event.text)
         elif isinstance(event, RunFinished):
+            if self._streaming:  # interrupted mid-reply
+                print(file=self.stream)
+                self._streaming = False
+            if self.usage:
+                for line in usage_lines(event.result):
+                    self._line("status", "Usage", line)
             self._line("status", "Status", summary(event.result))
+
+    def _token(self, text: str) -> None:
+        if not self._streaming:
+            self._streaming = True
+            text = "Model: " + text
+        if self.color:
+            text = f"\033[{_STYLES['tokens']}m{text}\033[0m"
+        print(text, end="", file=self.stream, flush=True)
 
     def _line(self, style: str, label: str, text: str) -> None:
         head = f"{label}:"
@@ -86,6 +113,28 @@ def summary(result: RunResult) -> str:
     ]
     line = ", ".join(parts)
     return f"{line}\n{result.error}" if result.error else line
+
+
+def usage_lines(result: RunResult) -> list[str]:
+    """Per model call and in all: model seconds, prompt + completion tokens, tool seconds."""
+    lines = []
+    for step in result.steps:
+        tools = sum(r.seconds for r in step.results)
+        lines.append(
+            f"step {step.index:>2}: model {step.model_seconds:6.2f} s, "
+            f"{_tokens(step.prompt_tokens)} prompt + {_tokens(step.completion_tokens)} "
+            f"completion tokens; tools {tools:.2f} s"
+        )
+    u = result.usage
+    lines.append(
+        f"in all:  model {u['model_seconds']:6.2f} s, {u['prompt_tokens']} prompt + "
+        f"{u['completion_tokens']} completion tokens; tools {u['tool_seconds']:.2f} s"
+    )
+    return lines
+
+
+def _tokens(n: int | None) -> str:
+    return "?" if n is None else str(n)
 
 
 def _count(n: int, noun: str) -> str:

@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RunStarted:
-    """The run began. ``system_prompt`` is the rendered system message."""
+    """The run began. ``system_prompt`` is the rendered system message; ``tools`` the names of
+    the tools the model may call."""
 
     task: str
     system_prompt: str
+    tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

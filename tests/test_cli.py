@@ -21,6 +21,7 @@ import pytest
 
 from react_agent import ConfigError, OutputParseError, Toolbox, __version__, parse_reply
 from react_agent.cli import load_toolbox, main
+from react_agent.trace import read_trace
 
 UNREACHABLE = "http://127.0.0.1:9/v1"
 GOOD_REPLY = '{"thought": "Need the weather.", "action": {"name": "get_weather", ' \
@@ -356,7 +357,7 @@ def _wait_for(condition: Any, what: str, seconds: float = 30) -> None:
 def test_ctrl_c_during_a_tool(fault_server: Any, tmp_path: Path) -> None:
     fault_server.script = [_reply("add", a=2, b=3), _reply("slow", seconds=60), FINAL_DONE]
     marker = tmp_path / "started"
-    proc = _start_cli(fault_server.url, marker)
+    proc = _start_cli(fault_server.url, marker, "--trace", str(tmp_path / "trace.jsonl"))
     _wait_for(marker.exists, "the slow tool to start")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
@@ -368,6 +369,9 @@ def test_ctrl_c_during_a_tool(fault_server: Any, tmp_path: Path) -> None:
     assert lines[-2].startswith("Status: interrupted, 2 model calls, 1 tool call,")
     assert lines[-1] == "The run was interrupted (Ctrl-C)."
     assert "Traceback" not in err
+    [run] = read_trace(tmp_path / "trace.jsonl")  # the trace was flushed up to the end
+    assert run.status == "interrupted" and run.steps[0].observations == ["5"]
+    assert [c.name for c in run.tool_calls] == ["add", "slow"]
 
 
 def test_ctrl_c_during_a_model_call_json(fault_server: Any, tmp_path: Path) -> None:
@@ -407,3 +411,41 @@ def test_approval_on_the_terminal(
     asked = 'Allow send_email {"to": "boss@example.com"}? [y/N]'
     assert (asked in err) is (extra == [])
     assert "Final answer: done" in out
+
+
+def test_trace_then_replay_prints_the_same_chain(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fault_server.script = [_reply("add", a=2, b="3"), FINAL_DONE]
+    trace = tmp_path / "run.jsonl"
+    code = main(["run", "2+3?", "--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url,
+                 "--trace", str(trace)])
+    live = capsys.readouterr().out
+    assert code == 0
+    assert "Usage: step  1: model" in live and "Usage: in all:  model" in live
+    assert main(["replay", str(trace)]) == 0
+    assert capsys.readouterr().out == live
+    assert main(["replay", str(trace), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "final_answer"
+    assert data["steps"][0]["results"][0]["cleaning"] == ['b: "3" -> 3']
+
+
+def test_replay_of_a_missing_trace_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
+    assert "Cannot read the trace" in capsys.readouterr().err
+
+
+def test_stream_flag_shows_the_raw_reply(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fault_server.script = [FINAL_DONE]
+    code = main(["run", "hi", "--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url,
+                 "--stream"])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[1] == 'Model: {"thought": "ok", "action": {"final_answer": "done"}}'
+    assert lines[2:4] == ["Thought: ok", "Final answer: done"]
+    assert fault_server.requests[0]["stream"] is True

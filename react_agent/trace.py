@@ -1,0 +1,193 @@
+"""Trace files: a run written as JSON Lines while it happens, and read back for replay.
+
+:class:`TraceWriter` is an event callback (``Agent(model, toolbox, callbacks=[TraceWriter(path)])``
+or ``react-agent run --trace FILE``). Each record is one line, flushed at once, so a trace
+survives a crash or Ctrl-C up to the last finished record. Records (all have ``type`` and
+``time``, an ISO 8601 UTC timestamp):
+
+- ``run_start``: ``task``, ``system_prompt``, ``tools`` (names), ``model``.
+- ``model_call``: ``step`` (1-based), ``messages`` and ``message_chars`` (what was sent),
+  ``raw_output``, ``seconds``, ``prompt_tokens``, ``completion_tokens``, then what the parser
+  made of it: ``stage`` and ``repairs``, ``thought``, ``tool_calls`` (``[{name, args}]``),
+  ``final_answer``, or ``parse_error`` (the problem) when the reply was unusable;
+  ``best_effort`` for the extra call after ``max_steps``.
+- ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
+  ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
+- ``run_end``: ``status``, ``final_answer``, ``best_effort``, ``error``, ``usage`` and
+  ``result`` (the whole :class:`RunResult` as ``to_dict()``).
+
+A conversation writes one ``run_start`` ... ``run_end`` group per turn. :func:`read_trace` turns
+a trace back into :class:`RunResult` objects, also when the last run never ended.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from .agent import RunResult, Step
+from .errors import ConfigError
+from .events import (
+    Event,
+    FinalAnswer,
+    ModelCallStarted,
+    ParseFailed,
+    ReplyParsed,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+)
+from .invoker import ToolResult
+from .parser import Reply
+
+
+class TraceWriter:
+    """Writes a run's events to ``path`` as JSON Lines (see the module docs for the records).
+
+    Args:
+        path: the trace file; created (with its folder) or overwritten.
+        model: the model's name, recorded in ``run_start``.
+
+    Raises:
+        ConfigError: the file cannot be opened for writing.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], model: str | None = None) -> None:
+        self.path, self.model = Path(path), model
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file: IO[str] = self.path.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"Cannot write the trace {self.path}: {exc.strerror or exc}") from exc
+        self._sent: tuple[int, int] = (0, 0)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._write("run_start", task=event.task, system_prompt=event.system_prompt,
+                        tools=list(event.tools), model=self.model)
+        elif isinstance(event, ModelCallStarted):
+            self._sent = (event.message_count, event.message_chars)
+        elif isinstance(event, (ReplyParsed, ParseFailed)):
+            step = event.step
+            calls = event.reply.tool_calls if isinstance(event, ReplyParsed) else []
+            parsed = {
+                "stage": step.stage, "repairs": step.repairs, "thought": step.thought,
+                "tool_calls": [c.to_dict() for c in calls], "final_answer": step.final_answer,
+                "parse_error": step.error,
+            }
+            self._write(
+                "model_call", step=step.index, messages=self._sent[0],
+                message_chars=self._sent[1], raw_output=step.raw_output,
+                seconds=round(step.model_seconds, 6), prompt_tokens=step.prompt_tokens,
+                completion_tokens=step.completion_tokens, best_effort=step.best_effort, **parsed,
+            )
+        elif isinstance(event, ToolFinished):
+            self._write("tool_call", step=event.step.index, **event.result.to_dict())
+        elif isinstance(event, RunFinished):
+            r = event.result
+            self._write("run_end", status=r.status, final_answer=r.final_answer,
+                        best_effort=r.best_effort, error=r.error, usage=r.usage,
+                        result=r.to_dict())
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> TraceWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write(self, kind: str, **fields: Any) -> None:
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+        record = {"type": kind, "time": now, **fields}
+        self._file.write(json.dumps(record, ensure_ascii=False, default=repr) + "\n")
+        self._file.flush()
+
+
+def read_trace(path: str | os.PathLike[str]) -> list[RunResult]:
+    """The runs recorded in a trace file, in order.
+
+    A run without its ``run_end`` record (the process was killed) is rebuilt from its
+    ``model_call`` and ``tool_call`` records, with status ``interrupted`` and an error that
+    says so. A cut-off last line is ignored.
+
+    Raises:
+        ConfigError: the file cannot be read, or holds no ``run_start`` record.
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the trace {path}: {exc.strerror or exc}") from exc
+    runs: list[RunResult] = []
+    current: list[dict[str, Any]] | None = None
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            if number == len(lines):
+                break  # the last record was being written when the process stopped
+            raise ConfigError(f"{path}, line {number}: not a JSON record ({exc}).") from exc
+        kind = record.get("type")
+        if kind == "run_start":
+            if current is not None:
+                runs.append(_rebuild(current))
+            current = [record]
+        elif current is not None and kind == "run_end":
+            runs.append(RunResult.from_dict(record["result"]))
+            current = None
+        elif current is not None:
+            current.append(record)
+    if current is not None:
+        runs.append(_rebuild(current))
+    if not runs:
+        raise ConfigError(f"{path} holds no run (no run_start record); is it a trace?")
+    return runs
+
+
+def _rebuild(records: list[dict[str, Any]]) -> RunResult:
+    """A RunResult from the records of a run that did not end."""
+    start, steps = records[0], {}
+    for r in records[1:]:
+        if r["type"] == "model_call":
+            steps[r["step"]] = Step.from_dict({
+                **r, "index": r["step"], "error": r.get("parse_error"),
+                "model_seconds": r.get("seconds"), "results": [],
+            })
+        elif r["type"] == "tool_call" and r["step"] in steps:
+            steps[r["step"]].results.append(ToolResult.from_dict(r))
+    ordered = [steps[i] for i in sorted(steps)]
+    return RunResult(
+        start["task"], "interrupted", None, ordered,
+        error="The trace ends before the run did: the process stopped mid-run.",
+        messages=[{"role": "system", "content": start.get("system_prompt", "")},
+                  {"role": "user", "content": start["task"]}],
+    )
+
+
+def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]:
+    """The events a live run would have given for ``result``, for printing a saved run."""
+    system = system_prompt or next(
+        (m["content"] for m in result.messages if m["role"] == "system"), ""
+    )
+    yield RunStarted(result.task, system)
+    for step in result.steps:
+        yield ModelCallStarted(step.index)
+        if step.stage is None:
+            yield ParseFailed(step, step.error or "")
+            continue
+        reply = Reply(step.thought, step.tool_calls, step.final_answer, step.stage,
+                      tuple(step.repairs))
+        yield ReplyParsed(step, reply)
+        for call in step.tool_calls:
+            yield ToolStarted(step, call)
+        for tool_result in step.results:
+            yield ToolFinished(step, tool_result)
+        if step.final_answer is not None:
+            yield FinalAnswer(step, step.final_answer, best_effort=step.best_effort)
+    yield RunFinished(result)

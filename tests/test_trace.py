@@ -1,0 +1,161 @@
+"""Tests for react_agent.trace: JSON Lines traces written as a run goes, read back and replayed."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from react_agent import Agent, ConfigError, RunResult, Toolbox
+from react_agent.display import Printer
+from react_agent.models import ScriptedModel
+from react_agent.trace import TraceWriter, read_trace, replay_events
+
+REPLIES = [
+    json.dumps({"thought": "Weather first.", "action": {"name": "get_weather",
+                                                        "args": {"city": " Paris", "days": "2"}}}),
+    "no JSON at all",
+    "{'thought': 'Python style', 'action': {'name': 'get_weather', 'args': {'city': 'Atlantis'}}}",
+    json.dumps({"thought": "Done.", "action": {"final_answer": "18 °C in Paris"}}),
+]
+TASK = "Weather in Paris?"
+
+
+def weather() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str, days: int = 1) -> str:
+        """Current weather of a city."""
+        if city == "Atlantis":
+            raise LookupError("no such city")
+        return f"18 °C in {city} for {days} days"
+
+    return tb
+
+
+def traced_run(path: Path, replies: list[Any] = REPLIES, **options: Any) -> RunResult:
+    with TraceWriter(path, model="scripted") as trace:
+        return Agent(ScriptedModel(replies), weather(), callbacks=[trace], **options).run(TASK)
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def test_records_field_by_field(tmp_path: Path) -> None:
+    path = tmp_path / "t" / "trace.jsonl"
+    result = traced_run(path)
+    recs = records(path)
+    assert [r["type"] for r in recs] == [
+        "run_start", "model_call", "tool_call", "model_call", "model_call", "tool_call",
+        "model_call", "run_end",
+    ]
+    assert all(r["time"].endswith("+00:00") and "T" in r["time"] for r in recs)
+    start = recs[0]
+    assert start["task"] == TASK and start["tools"] == ["get_weather"]
+    assert start["model"] == "scripted" and start["system_prompt"].startswith("You are")
+
+    first = recs[1]
+    assert first["step"] == 1 and first["raw_output"] == REPLIES[0]
+    assert (first["messages"], first["message_chars"]) == (2, len(start["system_prompt"]) + 17)
+    assert first["stage"] == "direct" and first["repairs"] == []
+    assert first["thought"] == "Weather first."
+    assert first["tool_calls"] == [{"name": "get_weather", "args": {"city": " Paris", "days": "2"}}]
+    assert first["final_answer"] is None and first["parse_error"] is None
+    assert first["prompt_tokens"] == result.steps[0].prompt_tokens > 0
+    assert first["completion_tokens"] == len(REPLIES[0]) // 4
+    assert first["seconds"] >= 0 and first["best_effort"] is False
+
+    tool = recs[2]
+    assert tool["step"] == 1 and tool["name"] == "get_weather"
+    assert tool["args"] == {"city": " Paris", "days": "2"}
+    assert tool["cleaned_args"] == {"city": "Paris", "days": 2}
+    assert tool["cleaning"] == ["city: stripped spaces", 'days: "2" -> 2']
+    assert tool["observation"] == "18 °C in Paris for 2 days"
+    assert tool["ok"] is True and tool["error"] is None and tool["seconds"] >= 0
+
+    unusable = recs[3]
+    assert unusable["step"] == 2 and unusable["stage"] is None
+    assert unusable["parse_error"] == result.steps[1].error and unusable["tool_calls"] == []
+    assert unusable["messages"] == 4
+
+    repaired = recs[4]
+    assert repaired["stage"] == "repaired" and repaired["repairs"]
+    assert recs[5]["error"] == "tool_error"
+    assert recs[5]["observation"] == "Error: LookupError: no such city"
+    assert recs[6]["final_answer"] == "18 °C in Paris"
+
+    end = recs[7]
+    assert end["status"] == "final_answer" and end["final_answer"] == "18 °C in Paris"
+    assert end["usage"]["tool_calls"] == 2 and end["error"] is None
+    assert end["result"] == json.loads(result.to_json())
+
+
+def test_read_trace_gives_the_run_back(tmp_path: Path) -> None:
+    result = traced_run(tmp_path / "t.jsonl")
+    [again] = read_trace(tmp_path / "t.jsonl")
+    assert again.to_dict()["steps"] == result.to_dict()["steps"]
+    assert again.messages == result.messages and again.status == "final_answer"
+
+
+def test_replay_prints_what_the_live_run_printed(tmp_path: Path) -> None:
+    live = io.StringIO()
+    printer = Printer(live, usage=True)
+    with TraceWriter(tmp_path / "t.jsonl") as trace:
+        Agent(ScriptedModel(REPLIES), weather(), callbacks=[printer, trace]).run(TASK)
+    replayed = io.StringIO()
+    replay_printer = Printer(replayed, usage=True)
+    for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
+        replay_printer(event)
+    assert replayed.getvalue() == live.getvalue()
+    assert "Observation: Error: LookupError: no such city" in live.getvalue()
+
+
+def test_a_trace_cut_mid_run_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    traced_run(path)
+    lines = path.read_text("utf-8").splitlines()
+    path.write_text("\n".join(lines[:6]) + "\n" + lines[6][:40], "utf-8")  # killed mid-write
+    [run] = read_trace(path)
+    assert run.status == "interrupted"
+    assert "the process stopped mid-run" in (run.error or "")
+    assert [s.index for s in run.steps] == [1, 2, 3]
+    assert run.steps[0].observations == ["18 °C in Paris for 2 days"]
+    assert run.steps[1].error and run.steps[2].results[0].error == "tool_error"
+
+
+def test_several_runs_in_one_trace(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with TraceWriter(path) as trace:
+        agent = Agent(ScriptedModel([REPLIES[3], REPLIES[3]]), weather(), callbacks=[trace])
+        agent.run("one")
+        agent.run("two")
+    assert [r.task for r in read_trace(path)] == ["one", "two"]
+
+
+def test_bad_traces(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="Cannot read the trace"):
+        read_trace(tmp_path / "missing.jsonl")
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(ConfigError, match="holds no run"):
+        read_trace(tmp_path / "empty.jsonl")
+    (tmp_path / "bad.jsonl").write_text('nope\n{"type": "run_start"}\n')
+    with pytest.raises(ConfigError, match="line 1: not a JSON record"):
+        read_trace(tmp_path / "bad.jsonl")
+    with pytest.raises(ConfigError, match="Cannot write the trace"):
+        TraceWriter(tmp_path / "empty.jsonl" / "x.jsonl")
+
+
+def test_max_steps_best_effort_is_traced(tmp_path: Path) -> None:
+    replies = [REPLIES[0], json.dumps({"thought": "t", "action": {"final_answer": "maybe"}})]
+    traced_run(tmp_path / "t.jsonl", replies, max_steps=1)
+    recs = records(tmp_path / "t.jsonl")
+    assert [r["best_effort"] for r in recs if r["type"] == "model_call"] == [False, True]
+    assert recs[-1]["status"] == "max_steps" and recs[-1]["best_effort"] is True
+    [run] = read_trace(tmp_path / "t.jsonl")
+    events = list(replay_events(run))
+    assert events[-2].best_effort is True
