@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import prompts
 from .errors import ConfigError, ModelError, OutputParseError
@@ -48,6 +48,9 @@ from .parser import Reply, ToolCall, parse_reply, strip_reasoning
 from .persist import read_json, write_atomically
 from .stream import FinalAnswerStream
 from .toolbox import Toolbox
+
+if TYPE_CHECKING:
+    from .conversation import Conversation
 
 STATUSES = (
     "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
@@ -342,6 +345,13 @@ class Agent:
                     rest = event.text[len(sent):]
                     if rest:
                         yield rest
+
+    def chat(self, **options: Any) -> Conversation:
+        """A :class:`~react_agent.conversation.Conversation` with this agent: several turns
+        sharing one history (``options``: ``max_history_tokens``, ``keep_last``)."""
+        from .conversation import Conversation
+
+        return Conversation(self, **options)
 
     async def arun(self, task: str) -> RunResult:
         """:meth:`run` for asyncio. Cancelling the task ends the run (status ``interrupted``,

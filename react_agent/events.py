@@ -119,6 +119,19 @@ class FinalAnswer:
 
 
 @dataclass(frozen=True)
+class HistoryCompressed:
+    """A conversation summarised its oldest ``turns`` turns before the next one, shrinking the
+    history from ``tokens_before`` to ``tokens_after`` (``error`` set if summarising failed and
+    the history was kept as it was)."""
+
+    turns: int
+    tokens_before: int
+    tokens_after: int
+    summary: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class RunFinished:
     """The run ended; ``result.status`` says how."""
 
@@ -127,5 +140,6 @@ class RunFinished:
 
 Event = (
     RunStarted | ModelCallStarted | ModelToken | AnswerToken | ModelCallFinished | ReplyParsed
-    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | RunFinished
+    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | HistoryCompressed
+    | RunFinished
 )
