@@ -14,7 +14,8 @@ from typing import Any
 
 from . import __version__
 from .agent import Agent, AgentConfig
-from .display import Printer
+from .batch import BatchTask, load_tasks, run_batch, summary_table
+from .display import Printer, progress_bar
 from .errors import ConfigError, OutputParseError
 from .models.base import ChatModel
 from .parser import parse_reply
@@ -32,35 +33,50 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"react-agent {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="run a task and print the thought chain")
-    run.add_argument("task", help="the task, in any language")
-    run.add_argument(
+    agent = argparse.ArgumentParser(add_help=False)  # options shared by run and chat
+    agent.add_argument(
         "--model", default="local",
         help="'local' (the embedded Qwen2.5-Coder-1.5B, default), 'local:PATH.gguf', or a model "
              "name on an OpenAI-compatible server (with --base-url)",
     )
-    run.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    run.add_argument("--api-key", help="API key for --base-url (default: $OPENAI_API_KEY)")
-    run.add_argument(
+    agent.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    agent.add_argument("--api-key", help="API key for --base-url (default: $OPENAI_API_KEY)")
+    agent.add_argument(
         "--tools", metavar="MODULE:OBJECT",
         help="a Toolbox to use, e.g. examples/tools.py:seed003 or mypkg.tools:toolbox "
              "(default: calculator, date/time and read-only file tools for this directory)",
     )
-    run.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
-    run.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
-    run.add_argument(
+    agent.add_argument("--memory", metavar="USER",
+                       help="add remember/recall tools with a long-term memory for USER")
+    agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
+    agent.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
+    agent.add_argument(
         "--yes", action="store_true",
         help="approve every call of tools marked requires_approval (default: ask y/N each time)",
     )
+    agent.add_argument("--stream", action="store_true",
+                       help="show the model's raw replies as they are generated")
+    agent.add_argument("--trace", metavar="FILE",
+                       help="write the run to FILE as JSON Lines while it goes (see README)")
+
+    run = sub.add_parser("run", parents=[agent], help="run a task and print the thought chain")
+    run.add_argument("task", nargs="?", help="the task, in any language")
     run.add_argument("--quiet", action="store_true", help="print only the final answer")
-    run.add_argument("--stream", action="store_true",
-                     help="show the model's raw replies as they are generated")
-    run.add_argument("--trace", metavar="FILE",
-                     help="write the run to FILE as JSON Lines while it goes (see README)")
     run.add_argument(
         "--json", action="store_true",
         help="print the RunResult as JSON on stdout (the thought chain goes to stderr)",
     )
+    run.add_argument("--tasks", metavar="FILE.jsonl",
+                     help="run every task of a JSON Lines file instead (see README)")
+    run.add_argument("--out", metavar="RESULTS.jsonl",
+                     help="with --tasks: where results go (default: FILE.results.jsonl); tasks "
+                          "already there are skipped")
+
+    chat = sub.add_parser("chat", parents=[agent],
+                          help="talk with the agent over several turns (/reset, /save, /exit)")
+    chat.add_argument("--load", metavar="FILE", help="continue a conversation saved with /save")
+    chat.add_argument("--max-history-tokens", type=int, default=6000,
+                      help="summarise older turns beyond this many tokens (default 6000)")
 
     replay = sub.add_parser("replay", help="print a saved trace as the thought chain")
     replay.add_argument("file", help="a trace written with --trace")
@@ -73,12 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run}
     try:
-        if args.command == "parse":
-            return _parse(args)
-        if args.command == "replay":
-            return _replay(args)
-        return _run(args)
+        return commands[args.command](args)
     except ConfigError as exc:
         print(f"react-agent: {exc}", file=sys.stderr)
         return 2
@@ -88,28 +101,124 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    toolbox = load_toolbox(args.tools) if args.tools else _default_toolbox()
-    model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
-    callbacks: list[Any] = []
-    if not args.quiet:
-        out = sys.stderr if args.json else sys.stdout
-        callbacks.append(Printer(out, tokens=args.stream, usage=True))
-    trace = TraceWriter(args.trace, model=model.name) if args.trace else None
-    if trace:
-        callbacks.append(trace)
-    approver = _approve_all if args.yes else _ask_user
-    config = AgentConfig(max_steps=args.max_steps, stream=args.stream)
-    agent = Agent(model, toolbox, config=config, approver=approver, callbacks=callbacks)
-    try:
-        result = agent.run(args.task)
-    finally:
-        if trace:
-            trace.close()
+    if args.tasks:
+        if args.task:
+            raise ConfigError("Give either a task or --tasks FILE, not both.")
+        return _run_tasks(args)
+    if not args.task:
+        raise ConfigError("run needs a task (or --tasks FILE.jsonl).")
+    printer = None if args.quiet else Printer(
+        sys.stderr if args.json else sys.stdout, tokens=args.stream, usage=True
+    )
+    with _Session(args, printer) as session:
+        result = session.agent().run(args.task)
     if args.json:
         print(result.to_json())
     elif args.quiet:
         print(result.final_answer if result.final_answer is not None else result.error)
     return EXIT_CODES.get(result.status, 1)
+
+
+def _run_tasks(args: argparse.Namespace) -> int:
+    tasks = load_tasks(args.tasks)
+    out = args.out or str(Path(args.tasks).with_suffix("")) + ".results.jsonl"
+    with _Session(args, None) as session:
+        toolboxes: dict[str | None, Toolbox] = {}
+
+        def make_agent(task: BatchTask) -> Agent:
+            if task.tools not in toolboxes:
+                toolboxes[task.tools] = session.toolbox(task.tools)
+            return session.agent(toolboxes[task.tools])
+
+        report = run_batch(tasks, out, make_agent, progress=_show_progress)
+    print(file=sys.stderr)
+    if report.skipped:
+        print(f"{report.skipped} task(s) already in {out} were skipped.")
+    for line in summary_table(report.records):
+        print(line)
+    print(f"Results: {out}")
+    if report.interrupted:
+        print("Interrupted: run the same command again to go on.", file=sys.stderr)
+        return 130
+    ok = all(r["status"] == "final_answer" and r["passed"] is not False for r in report.records)
+    return 0 if ok else 1
+
+
+def _chat(args: argparse.Namespace) -> int:
+    from .conversation import Conversation
+
+    printer = Printer(sys.stdout, tokens=args.stream, show_task=False)
+    with _Session(args, printer) as session:
+        agent = session.agent()
+        options = {"max_history_tokens": args.max_history_tokens}
+        chat = (
+            Conversation.load(agent, args.load, **options) if args.load
+            else agent.chat(**options)
+        )
+        print("Chat with the agent. Commands: /reset, /save FILE, /exit.", file=sys.stderr)
+        while True:
+            try:
+                line = input("You: ").strip()
+            except (EOFError, KeyboardInterrupt):
+                print()
+                return 0
+            if line in ("/exit", "/quit"):
+                return 0
+            if line == "/reset":
+                chat.reset()
+                print("(the conversation was cleared)")
+            elif line.startswith("/save"):
+                path = line[len("/save"):].strip()
+                if path:
+                    chat.save(path)
+                    print(f"(saved to {path})")
+                else:
+                    print("(usage: /save FILE)")
+            elif line.startswith("/"):
+                print("(commands: /reset, /save FILE, /exit)")
+            elif line:
+                for _ in chat.iter(line):
+                    pass
+
+
+class _Session:
+    """The model, tools, approver and callbacks from the command line, for one or more agents;
+    closes the trace file at the end."""
+
+    def __init__(self, args: argparse.Namespace, printer: Printer | None) -> None:
+        self.args = args
+        self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
+        self.callbacks: list[Any] = [printer] if printer else []
+        self.trace = TraceWriter(args.trace, model=self.model.name) if args.trace else None
+        if self.trace:
+            self.callbacks.append(self.trace)
+        self.default_tools = self.toolbox(args.tools)
+
+    def toolbox(self, spec: str | None) -> Toolbox:
+        toolbox = load_toolbox(spec) if spec else _default_toolbox()
+        if self.args.memory:
+            from .memory import memory_tools
+
+            toolbox = Toolbox([*toolbox.values(), *memory_tools(self.args.memory).values()])
+        return toolbox
+
+    def agent(self, toolbox: Toolbox | None = None) -> Agent:
+        config = AgentConfig(max_steps=self.args.max_steps, stream=self.args.stream)
+        approver = _approve_all if self.args.yes else _ask_user
+        return Agent(self.model, toolbox or self.default_tools, config=config,
+                     approver=approver, callbacks=self.callbacks)
+
+    def __enter__(self) -> _Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.trace:
+            self.trace.close()
+
+
+def _show_progress(done: int, total: int, task: BatchTask, record: dict[str, Any] | None) -> None:
+    state = f"{task.id}: running" if record is None else f"{task.id}: {record['status']}"
+    print(f"\r{progress_bar(done, total)} {state[:50]:<50}", end="", file=sys.stderr, flush=True)
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from .agent import RunResult
 from .events import (
     Event,
     FinalAnswer,
+    HistoryCompressed,
     ModelCallFinished,
     ModelToken,
     ParseFailed,
@@ -38,17 +39,19 @@ class Printer:
         max_observation_chars: longer observations are shortened on screen (not in the run).
         tokens: print the model's raw reply as it streams in (``ModelToken`` events), dimmed.
         usage: print a usage table (per step and in all) before the status line.
+        show_task: print the task line (a chat leaves it out: the user just typed it).
     """
 
     def __init__(
         self, stream: TextIO | None = None, color: bool | None = None,
         max_observation_chars: int = 1500, tokens: bool = False, usage: bool = False,
+        show_task: bool = True,
     ) -> None:
         self.stream = stream or sys.stdout
         if color is None:
             color = self.stream.isatty() and "NO_COLOR" not in os.environ
         self.color, self.max_observation_chars = color, max_observation_chars
-        self.tokens, self.usage = tokens, usage
+        self.tokens, self.usage, self.show_task = tokens, usage, show_task
         self._streaming = False
 
     def __call__(self, event: Event) -> None:
@@ -60,7 +63,14 @@ class Printer:
                 print(file=self.stream, flush=True)
                 self._streaming = False
         elif isinstance(event, RunStarted):
-            self._line("task", "Task", event.task)
+            if self.show_task:
+                self._line("task", "Task", event.task)
+        elif isinstance(event, HistoryCompressed):
+            if event.error:
+                self._line("error", "History", f"not summarised ({event.error})")
+            else:
+                self._line("status", "History", f"{event.turns} older turn(s) summarised: "
+                           f"{event.tokens_before} -> {event.tokens_after} tokens")
         elif isinstance(event, ReplyParsed):
             if event.reply.thought:
                 self._line("thought", "Thought", event.reply.thought)
@@ -131,6 +141,12 @@ def usage_lines(result: RunResult) -> list[str]:
         f"{u['completion_tokens']} completion tokens; tools {u['tool_seconds']:.2f} s"
     )
     return lines
+
+
+def progress_bar(done: int, total: int, width: int = 24) -> str:
+    """``[#########---------]  3/8`` for a batch of tasks."""
+    filled = width * done // total if total else width
+    return f"[{'#' * filled}{'-' * (width - filled)}] {done:>{len(str(total))}}/{total}"
 
 
 def _tokens(n: int | None) -> str:

@@ -305,8 +305,8 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [[], ["run"], ["parse"], ["fly"], ["run", "x", "--max-steps", "many"]],
-    ids=["no-command", "run-no-task", "parse-no-file", "unknown-command", "bad-int"],
+    "argv", [[], ["parse"], ["fly"], ["run", "x", "--max-steps", "many"]],
+    ids=["no-command", "parse-no-file", "unknown-command", "bad-int"],
 )
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
@@ -449,3 +449,130 @@ def test_stream_flag_shows_the_raw_reply(
     assert lines[1] == 'Model: {"thought": "ok", "action": {"final_answer": "done"}}'
     assert lines[2:4] == ["Thought: ok", "Final answer: done"]
     assert fault_server.requests[0]["stream"] is True
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run"], "run needs a task (or --tasks FILE.jsonl)."),
+        (["run", "x", "--tasks", "t.jsonl"], "Give either a task or --tasks FILE, not both."),
+    ],
+)
+def test_run_argument_errors_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"react-agent: {message}"
+
+
+# -- chat -----------------------------------------------------------------------------------------
+def test_chat_keeps_history_saves_and_resets(fault_server: Any, tmp_path: Path) -> None:
+    fault_server.script = [
+        _reply("add", a=2, b=3), 'reply:{"thought": "t", "action": {"final_answer": "5"}}',
+        'reply:{"thought": "t", "action": {"final_answer": "You asked 2 + 3."}}',
+        'reply:{"thought": "t", "action": {"final_answer": "fresh"}}',
+    ]
+    saved = tmp_path / "chat.json"
+    lines = ["2 + 3?", "What did I ask?", f"/save {saved}", "/reset", "hello", "/bogus", "/exit"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "react_agent", "chat", "--tools", f"{CLI_TOOLS}:toolbox",
+         "--base-url", fault_server.url],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Final answer: 5" in out and "Final answer: You asked 2 + 3." in out
+    assert f"(saved to {saved})" in out and "(the conversation was cleared)" in out
+    assert "(commands: /reset, /save FILE, /exit)" in out
+    assert "Task:" not in out
+    second_turn = fault_server.requests[2]["messages"]
+    assert [m["role"] for m in second_turn] == ["system", "user", "assistant", "user", "assistant",
+                                                "user"]
+    assert second_turn[1]["content"] == "2 + 3?"
+    after_reset = fault_server.requests[3]["messages"]
+    assert [m["content"] for m in after_reset[1:]] == ["hello"]
+    data = json.loads(saved.read_text("utf-8"))
+    assert [t["task"] for t in data["turns"]] == ["2 + 3?", "What did I ask?"]
+
+
+def test_chat_load_continues(fault_server: Any, tmp_path: Path) -> None:
+    saved = tmp_path / "chat.json"
+    saved.write_text(json.dumps({
+        "messages": [{"role": "system", "content": "old"}, {"role": "user", "content": "I am Ann."},
+                     {"role": "assistant", "content": "ok"}],
+        "turn_starts": [1], "turns": [],
+    }))
+    fault_server.script = ['reply:{"thought": "t", "action": {"final_answer": "Ann"}}']
+    proc = subprocess.run(
+        [sys.executable, "-m", "react_agent", "chat", "--tools", f"{CLI_TOOLS}:toolbox",
+         "--base-url", fault_server.url, "--load", str(saved)],
+        input="Who am I?\n", capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    sent = fault_server.requests[0]["messages"]
+    assert [m["content"] for m in sent[1:]] == ["I am Ann.", "ok", "Who am I?"]
+    assert sent[0]["content"] != "old"
+
+
+# -- batches --------------------------------------------------------------------------------------
+def _final(answer: str) -> str:
+    return "reply:" + json.dumps({"thought": "t", "action": {"final_answer": answer}})
+
+
+def test_tasks_file_runs_resumes_and_summarises(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("\n".join(json.dumps(t) for t in [
+        {"id": "sum", "task": "2 + 3?", "expected": ["5"]},
+        {"id": "name", "task": "Your name?", "expected": ["Bob"]},
+        {"task": "Say hi", "tools": f"{CLI_TOOLS}:toolbox"},
+    ]) + "\n\n")
+    out = tmp_path / "results.jsonl"
+    out.write_text(json.dumps({"id": "sum", "status": "final_answer", "passed": True,
+                               "steps": 2, "prompt_tokens": 5, "completion_tokens": 5,
+                               "seconds": 1.0}) + "\n")
+    fault_server.script = [_final("I am a model."), _final("hi")]
+    code = main(["run", "--tasks", str(tasks), "--out", str(out), "--base-url", fault_server.url,
+                 "--tools", f"{CLI_TOOLS}:toolbox"])
+    captured = capsys.readouterr()
+    assert code == 1  # one expectation failed
+    assert len(fault_server.requests) == 2, "the task already in the output was skipped"
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in records] == ["sum", "name", "3"]
+    name, hi = records[1], records[2]
+    assert (name["status"], name["passed"], name["missing"]) == ("final_answer", False, ["Bob"])
+    assert hi["passed"] is None and hi["final_answer"] == "hi"
+    assert hi["result"]["steps"][0]["raw_output"].startswith('{"thought"')
+    assert "1 task(s) already in" in captured.out
+    table = captured.out.splitlines()
+    header = next(i for i, line in enumerate(table) if line.startswith("status"))
+    assert table[header + 1].split() == ["final_answer", "3", "1", "1", "4",
+                                         str(10 + 2 * 18), "%.1f" % (1.0 + hi["seconds"] +
+                                                                     name["seconds"])]
+    assert "[########################] 2/2" in captured.err
+    # a second run has nothing left to do
+    assert main(["run", "--tasks", str(tasks), "--out", str(out), "--base-url",
+                 fault_server.url]) == 1
+    assert len(fault_server.requests) == 2
+
+
+def test_bad_tasks_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"task": "ok"}\n{"id": 3}\n')
+    assert main(["run", "--tasks", str(tasks), "--base-url", UNREACHABLE]) == 2
+    assert "tasks.jsonl, line 2: not a task (KeyError" in capsys.readouterr().err
+
+
+def test_memory_flag_adds_the_memory_tools(
+    fault_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("REACT_AGENT_DATA", str(tmp_path))
+    fault_server.script = [_reply("remember", fact="The user likes tea."), _final("noted")]
+    assert main(["run", "I like tea", "--memory", "ann", "--base-url", fault_server.url]) == 0
+    assert "Observation: Remembered: The user likes tea." in capsys.readouterr().out
+    assert "- recall:" in fault_server.requests[0]["messages"][0]["content"]
+    facts = json.loads((tmp_path / "memory" / "ann.json").read_text("utf-8"))["facts"]
+    assert [f["fact"] for f in facts] == ["The user likes tea."]
