@@ -26,6 +26,8 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "parse_error": {"problem": "SAMPLE-PROBLEM"},
     "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "final_answer": {"task": "SAMPLE-TASK"},
+    "summarize": {"conversation": "SAMPLE-CONVERSATION"},
+    "summary": {"summary": "SAMPLE-SUMMARY"},
 }
 
 
