@@ -25,7 +25,6 @@ from typing import Any
 from react_agent import Agent, ConfigError, RunResult, Toolbox, ToolCall
 from react_agent.builtin_tools import evaluate
 from react_agent.display import Printer
-from react_agent.events import RunFinished
 from react_agent.models import ChatModel, LlamaCppModel, OpenAIChatModel, ScriptedModel
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "tests" / "data" / "seed_scenarios.json"
@@ -89,9 +88,17 @@ def reference_observations(step: Spec) -> list[str]:
     return observation if isinstance(observation, list) else [observation]
 
 
-def scripted_model(spec: Spec) -> ScriptedModel:
-    """A model that replays the turn's reference trajectory."""
-    return ScriptedModel([step["model_output"] for step in spec["reference_trajectory"]])
+def scripted_model(*specs: Spec) -> ScriptedModel:
+    """A model that replays the reference trajectories of these turns, in order."""
+    return ScriptedModel(
+        [step["model_output"] for spec in specs for step in spec["reference_trajectory"]]
+    )
+
+
+def task_turns(turn: Turn) -> list[Turn]:
+    """The turns of ``turn``'s task up to and including it (a conversation's history)."""
+    return [t for t in seed_turns(turn.seed) if t.task_id == turn.task_id
+            and t.number <= turn.number]
 
 
 # -- checks ---------------------------------------------------------------------------------------
@@ -106,7 +113,19 @@ def check_run(result: RunResult, spec: Spec) -> list[str]:
     ]
     if result.status != "final_answer":
         problems.append(f"the run ended with status {result.status!r}: {result.error}")
-    return problems + answer_problems(result.final_answer, spec["final_answer"])
+    return problems + memory_problems(result, spec) + answer_problems(
+        result.final_answer, spec["final_answer"]
+    )
+
+
+def memory_problems(result: RunResult, spec: Spec) -> list[str]:
+    """A later turn of a conversation: the model's input must hold the earlier turns."""
+    needed = spec.get("memory", {}).get("model_input_must_contain", [])
+    asked = [i for i, m in enumerate(result.messages)
+             if m["role"] == "user" and m["content"] == spec["user"]]
+    earlier = result.messages[: asked[-1] + 1] if asked else []
+    seen = "\n".join(m["content"] for m in earlier if m["role"] != "system")
+    return [f"the model's input lacks {s!r} (the earlier turns)" for s in needed if s not in seen]
 
 
 def check_replay(result: RunResult, spec: Spec) -> list[str]:
@@ -256,35 +275,38 @@ def make_model(args: argparse.Namespace) -> ChatModel:
     return LlamaCppModel()
 
 
-def run_turn(turn: Turn, toolbox: Toolbox, model: ChatModel, scripted: bool) -> bool:
-    """Run one turn as its own task, printing the thought chain, then the checks."""
-    print(f"\n=== {turn.label} ===")
-    agent = Agent(model, toolbox, max_steps=seed_max_steps(turn.seed))
-    printer = Printer()
-    for event in agent.iter(turn.spec["user"]):
-        printer(event)
-        if isinstance(event, RunFinished):
-            result = event.result
-    problems = check_replay(result, turn.spec) if scripted else check_run(result, turn.spec)
-    tier = "scripted" if scripted else "real-model"
-    print(f"Checks ({tier} tier): {'FAIL' if problems else 'PASS'}")
-    for problem in problems:
-        print(f"  - {problem}")
-    return not problems
+def run_task(turns: list[Turn], toolbox: Toolbox, model: ChatModel, scripted: bool) -> list[bool]:
+    """Run the turns of one task as one conversation, printing the thought chain and checks."""
+    agent = Agent(model, toolbox, max_steps=seed_max_steps(turns[0].seed), callbacks=[Printer()])
+    chat = agent.chat()
+    passed = []
+    for turn in turns:
+        print(f"\n=== {turn.label} ===")
+        result = chat.ask(turn.spec["user"])
+        problems = check_replay(result, turn.spec) if scripted else check_run(result, turn.spec)
+        tier = "scripted" if scripted else "real-model"
+        print(f"Checks ({tier} tier): {'FAIL' if problems else 'PASS'}")
+        for problem in problems:
+            print(f"  - {problem}")
+        passed.append(not problems)
+    return passed
 
 
 def main(seed: str, toolbox: Toolbox, description: str | None = None) -> int:
-    """Run every turn of ``seed``; exit code 0 when all pass, 1 when some fail, 2 on setup errors.
-
-    Each turn runs as a separate task: there is no conversation API yet, so the turns of a
-    multi-turn task (seed 004) do not share memory.
-    """
+    """Run every task of ``seed`` (the turns of a task as one conversation); exit code 0 when
+    all turns pass, 1 when some fail, 2 on setup errors."""
     args = parse_args(description)
+    tasks: dict[str, list[Turn]] = {}
+    for turn in seed_turns(seed):
+        tasks.setdefault(turn.task_id, []).append(turn)
     try:
         model = None if args.scripted else make_model(args)
         passed = [
-            run_turn(turn, toolbox, model or scripted_model(turn.spec), args.scripted)
-            for turn in seed_turns(seed)
+            ok
+            for turns in tasks.values()
+            for ok in run_task(
+                turns, toolbox, model or scripted_model(*(t.spec for t in turns)), args.scripted
+            )
         ]
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)

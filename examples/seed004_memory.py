@@ -6,10 +6,9 @@
     python examples/seed004_memory.py --scripted          # replay the reference trajectories
 """
 
-# The seed runs its turns on one agent with one shared memory. There is no conversation API
-# yet, so each turn runs here as a separate task: turn 2's memory check is not made, and a real
-# model cannot answer turn 3 ("Which city did I ask about at the start?"), which needs memory.
-# The scripted replay passes all three. Switch to a Conversation once the library has one.
+# The seed runs its turns on one agent with one shared memory: here the three turns are one
+# Conversation (agent.chat()), so turn 2's input holds turn 1 and turn 3 can be answered from
+# the history alone.
 
 from _common import main
 from tools import seed004

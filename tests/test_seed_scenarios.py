@@ -35,7 +35,10 @@ TURN = {turn.label: turn for turn in TURNS}
 def test_reference_trajectory_replays(turn: common.Turn) -> None:
     spec = turn.spec
     reference = spec["reference_trajectory"]
-    result = Agent(common.scripted_model(spec), tools.TOOLBOXES[turn.seed]).run(spec["user"])
+    history = common.task_turns(turn)  # a later turn of a conversation runs after the earlier
+    model = common.scripted_model(*(t.spec for t in history))
+    chat = Agent(model, tools.TOOLBOXES[turn.seed]).chat()
+    result = [chat.ask(t.spec["user"]) for t in history][-1]
 
     assert result.status == "final_answer", result.error
     assert len(result.steps) == len(reference)
@@ -140,10 +143,24 @@ def answer(text: str) -> str:
 
 
 def run(label: str, replies: list[str], max_steps: int = 10, **options: Any) -> RunResult:
+    """Run ``label``'s turn with ``replies``, after the task's earlier turns (replayed)."""
     turn = TURN[label]
+    earlier = common.task_turns(turn)[:-1]
+    model = ScriptedModel([*common.scripted_model(*(t.spec for t in earlier)).replies, *replies])
     toolbox = tools.TOOLBOXES[turn.seed]
-    agent = Agent(ScriptedModel(replies), toolbox, max_steps=max_steps, **options)
-    return agent.run(turn.spec["user"])
+    chat = Agent(model, toolbox, max_steps=max_steps, **options).chat()
+    return [chat.ask(t.spec["user"]) for t in [*earlier, turn]][-1]
+
+
+def test_checker_requires_the_earlier_turns_in_the_models_input() -> None:
+    turn = TURN["seed004-weather-then-stock-memory#2"]
+    alone = Agent(ScriptedModel([act("get_stock_price", ticker="AAPL"), answer("150")]),
+                  tools.seed004).run(turn.spec["user"])
+    assert common.check_run(alone, turn.spec) == [
+        "the model's input lacks \"What's the weather in Tokyo?\" (the earlier turns)",
+        "the model's input lacks 'Tokyo' (the earlier turns)",
+        "the model's input lacks '10' (the earlier turns)",
+    ]
 
 
 UMBRELLA_OK = "北京今天晴，22°C，不需要带雨伞。"
