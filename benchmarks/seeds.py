@@ -4,7 +4,7 @@
     python benchmarks/seeds.py --base-url URL        # an OpenAI-compatible server
     python benchmarks/seeds.py --only seed003        # turns whose label contains this text
 
-Each turn runs as a separate task (seed 004's turns included: no conversation API yet).
+The turns of one task run as one conversation (seed 004: three turns sharing their history).
 Prints one line per turn and, at the end, the pass count and the median wall time per step.
 """
 
@@ -23,6 +23,7 @@ from _common import all_turns, check_run, seed_max_steps
 from tools import TOOLBOXES
 
 from react_agent import Agent
+from react_agent.conversation import Conversation
 from react_agent.models import LlamaCppModel, OpenAIChatModel
 
 
@@ -39,12 +40,15 @@ def main() -> int:
     step_seconds: list[float] = []
     passed = total = 0
     records = []
+    chats: dict[str, Conversation] = {}
     for turn in all_turns():
         if args.only not in turn.label:
             continue
         started = time.perf_counter()
-        agent = Agent(model, TOOLBOXES[turn.seed], max_steps=seed_max_steps(turn.seed))
-        result = agent.run(turn.spec["user"])
+        if turn.task_id not in chats:
+            agent = Agent(model, TOOLBOXES[turn.seed], max_steps=seed_max_steps(turn.seed))
+            chats[turn.task_id] = agent.chat()
+        result = chats[turn.task_id].ask(turn.spec["user"])
         wall = time.perf_counter() - started
         problems = check_run(result, turn.spec)
         total += 1

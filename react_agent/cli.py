@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .agent import Agent, AgentConfig
+from .agent import Agent, AgentConfig, RunResult
 from .batch import BatchTask, load_tasks, run_batch, summary_table
 from .display import Printer, progress_bar
 from .errors import ConfigError, OutputParseError
@@ -66,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true",
         help="print the RunResult as JSON on stdout (the thought chain goes to stderr)",
     )
+    run.add_argument("--save", metavar="FILE",
+                     help="save the RunResult to FILE at the end (also after Ctrl-C)")
+    run.add_argument("--resume", metavar="FILE",
+                     help="continue a run saved with --save (or the last run of a --trace file) "
+                          "with --max-steps more steps")
     run.add_argument("--tasks", metavar="FILE.jsonl",
                      help="run every task of a JSON Lines file instead (see README)")
     run.add_argument("--out", metavar="RESULTS.jsonl",
@@ -101,22 +106,31 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if sum(map(bool, (args.task, args.tasks, args.resume))) != 1:
+        raise ConfigError("run needs one of: a task, --tasks FILE.jsonl, --resume FILE.")
     if args.tasks:
-        if args.task:
-            raise ConfigError("Give either a task or --tasks FILE, not both.")
         return _run_tasks(args)
-    if not args.task:
-        raise ConfigError("run needs a task (or --tasks FILE.jsonl).")
+    earlier = _load_run(args.resume) if args.resume else None
     printer = None if args.quiet else Printer(
         sys.stderr if args.json else sys.stdout, tokens=args.stream, usage=True
     )
     with _Session(args, printer) as session:
-        result = session.agent().run(args.task)
+        agent = session.agent()
+        result = agent.resume(earlier) if earlier else agent.run(args.task)
+    if args.save:
+        result.save(args.save)
     if args.json:
         print(result.to_json())
     elif args.quiet:
         print(result.final_answer if result.final_answer is not None else result.error)
     return EXIT_CODES.get(result.status, 1)
+
+
+def _load_run(path: str) -> RunResult:
+    """A RunResult saved with --save / --json, or the last run of a trace file."""
+    if path.endswith(".jsonl"):
+        return read_trace(path)[-1]
+    return RunResult.load(path)
 
 
 def _run_tasks(args: argparse.Namespace) -> int:

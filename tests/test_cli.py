@@ -454,8 +454,9 @@ def test_stream_flag_shows_the_raw_reply(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["run"], "run needs a task (or --tasks FILE.jsonl)."),
-        (["run", "x", "--tasks", "t.jsonl"], "Give either a task or --tasks FILE, not both."),
+        (["run"], "run needs one of: a task, --tasks FILE.jsonl, --resume FILE."),
+        (["run", "x", "--tasks", "t.jsonl"],
+         "run needs one of: a task, --tasks FILE.jsonl, --resume FILE."),
     ],
 )
 def test_run_argument_errors_exit_2(
@@ -576,3 +577,23 @@ def test_memory_flag_adds_the_memory_tools(
     assert "- recall:" in fault_server.requests[0]["messages"][0]["content"]
     facts = json.loads((tmp_path / "memory" / "ann.json").read_text("utf-8"))["facts"]
     assert [f["fact"] for f in facts] == ["The user likes tea."]
+
+
+@pytest.mark.parametrize("source", ["save", "trace"])
+def test_save_then_resume_with_more_steps(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    fault_server.script = [_reply("add", a=1, b=1), _reply("add", a=1, b=1)]  # 2nd: best effort
+    saved = tmp_path / ("run.json" if source == "save" else "run.jsonl")
+    flag = "--save" if source == "save" else "--trace"
+    common = ["--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url]
+    assert main(["run", "1+1 then 2+2?", "--max-steps", "1", flag, str(saved), *common]) == 1
+    capsys.readouterr()
+    fault_server.script = [_reply("add", a=2, b=2), _final("2 and 4")]
+    fault_server.requests.clear()
+    assert main(["run", "--resume", str(saved), "--max-steps", "3", *common]) == 0
+    out = capsys.readouterr().out
+    assert "Final answer: 2 and 4" in out
+    first = fault_server.requests[0]["messages"]
+    assert [m["role"] for m in first] == ["system", "user", "assistant", "user"]
+    assert first[-1]["content"].startswith("Observation: 2")

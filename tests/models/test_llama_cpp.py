@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from _common import check_run, seed_turns
 from helpers import assert_streamed
-from tools import SENT_MESSAGES, seed000, seed003
+from tools import SENT_MESSAGES, seed000, seed003, seed004
 
 from react_agent import Agent, RunResult
 
@@ -57,3 +57,14 @@ def test_seed000_arithmetic_streamed(embedded_model) -> None:
     assert check_run(result, turn) == []
     assert "118.67" in (result.final_answer or "")
     assert_streamed(events, result)
+
+
+def test_seed004_conversation_remembers_earlier_turns(embedded_model) -> None:
+    """Three turns on one Conversation: turn 2's input holds turn 1, turn 3 ("which city did I
+    ask about at the start?") is answered from the history alone, with no tool call."""
+    turns = [t.spec for t in seed_turns("004")]
+    chat = Agent(embedded_model, seed004, max_steps=5).chat()
+    results = [chat.ask(t["user"]) for t in turns]
+    assert [check_run(r, t) for r, t in zip(results, turns, strict=True)] == [[], [], []]
+    assert results[2].tool_calls == []
+    assert "Tokyo" in (results[2].final_answer or "")
