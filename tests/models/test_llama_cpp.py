@@ -59,6 +59,16 @@ def test_seed000_arithmetic_streamed(embedded_model) -> None:
     assert_streamed(events, result)
 
 
+def test_seed000_umbrella_with_usage(embedded_model) -> None:
+    turn = spec("seed000-beijing-umbrella")
+    result = Agent(embedded_model, seed000, max_steps=5).run(turn["user"])
+    assert check_run(result, turn) == []
+    assert all(s.prompt_tokens and s.completion_tokens for s in result.steps)
+    # the history is append-only: each step's prompt is longer than the previous one
+    prompts = [s.prompt_tokens for s in result.steps]
+    assert prompts == sorted(prompts) and len(set(prompts)) == len(prompts)
+
+
 def test_seed004_conversation_remembers_earlier_turns(embedded_model) -> None:
     """Three turns on one Conversation: turn 2's input holds turn 1, turn 3 ("which city did I
     ask about at the start?") is answered from the history alone, with no tool call."""
