@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import prompts
+from .constrain import CONSTRAINED_MODES, reply_schema
 from .errors import ConfigError, ModelError, OutputParseError
 from .events import (
     AnswerToken,
@@ -46,6 +47,7 @@ from .invoker import (
 from .models.base import ChatModel, Message, ModelReply
 from .parser import Reply, ToolCall, parse_reply, strip_reasoning
 from .persist import read_json, write_atomically
+from .routing import ROUTING_MODES, select_tools
 from .stream import FinalAnswerStream
 from .toolbox import Toolbox
 
@@ -76,6 +78,16 @@ class AgentConfig:
     is told it is repeating itself; if it goes on, the run ends with ``loop_detected``."""
     instructions: str = ""
     """Extra instructions appended to the system prompt."""
+    constrained: str = "auto"
+    """Schema-constrained replies (:mod:`react_agent.constrain`): ``"auto"`` sends the reply
+    schema to backends that accept one (falling back to plain prompting where the server rejects
+    it), ``"on"`` requires it, ``"off"`` never sends it."""
+    routing: str = "auto"
+    """Tool routing for big toolboxes (:mod:`react_agent.routing`): ``"auto"`` shows only the
+    ``routing_top_k`` tools that best match the task when there are more than
+    ``routing_threshold``; ``"lexical"`` always does; ``"off"`` shows every tool."""
+    routing_threshold: int = 7
+    routing_top_k: int = 5
     stream: bool = False
     """Ask the backend to stream its replies (when it has ``stream``/``astream``): the run then
     yields ``ModelToken`` and ``AnswerToken`` events as the text arrives."""
@@ -90,6 +102,12 @@ class AgentConfig:
             raise ConfigError("max_parse_retries must be 0 or more.")
         if self.max_observation_chars < 100:
             raise ConfigError("max_observation_chars must be at least 100.")
+        if self.constrained not in CONSTRAINED_MODES:
+            raise ConfigError(f"constrained must be one of {', '.join(CONSTRAINED_MODES)}.")
+        if self.routing not in ROUTING_MODES:
+            raise ConfigError(f"routing must be one of {', '.join(ROUTING_MODES)}.")
+        if self.routing_top_k < 1:
+            raise ConfigError("routing_top_k must be at least 1.")
 
 
 @dataclass
@@ -173,6 +191,8 @@ class RunResult:
         messages: the conversation as sent to the model (system, user, assistant, ...).
         best_effort: the final answer was asked for after ``max_steps`` ran out (status stays
             ``max_steps``): it rests on what was observed so far and may be incomplete.
+        tools: the names of the tools the model was shown (fewer than the toolbox's when
+            routing picked the best matches for the task).
     """
 
     task: str
@@ -182,6 +202,7 @@ class RunResult:
     error: str | None = None
     messages: list[Message] = field(default_factory=list)
     best_effort: bool = False
+    tools: list[str] = field(default_factory=list)
 
     @property
     def usage(self) -> dict[str, Any]:
@@ -209,7 +230,8 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "task": self.task, "status": self.status, "final_answer": self.final_answer,
-            "best_effort": self.best_effort, "error": self.error, "usage": self.usage,
+            "best_effort": self.best_effort, "error": self.error, "tools": self.tools,
+            "usage": self.usage,
             "stage_counts": self.stage_counts,
             "steps": [s.to_dict() for s in self.steps], "messages": self.messages,
         }
@@ -229,7 +251,7 @@ class RunResult:
                 task=data["task"], status=data["status"], final_answer=data.get("final_answer"),
                 steps=[Step.from_dict(s) for s in data["steps"]], error=data.get("error"),
                 messages=list(data.get("messages") or []),
-                best_effort=bool(data.get("best_effort")),
+                best_effort=bool(data.get("best_effort")), tools=list(data.get("tools") or []),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"Not a saved RunResult: missing or malformed {exc}.") from exc
@@ -289,8 +311,14 @@ class Agent:
                 f"{', '.join(guarded)} require approval: pass approver=... to Agent, a function "
                 "(tool, args) -> bool (approver=lambda tool, args: True approves everything)."
             )
+        if config.constrained == "on" and not getattr(model, "accepts_schema", False):
+            raise ConfigError(
+                f"constrained='on' needs a backend that takes a reply schema; "
+                f"{getattr(model, 'name', type(model).__name__)} does not (use 'auto' or 'off')."
+            )
         self.approver, self.callbacks = approver, list(callbacks)
         self.system_prompt = prompts.render_system_prompt(self.toolbox, config.instructions)
+        self.reply_schema = reply_schema(self.toolbox)
 
     def run(self, task: str) -> RunResult:
         """Run ``task`` to the end and return the result (see :meth:`iter` for the events)."""
@@ -381,7 +409,7 @@ class Agent:
             value, error = None, None
             try:
                 if isinstance(item, _Query):
-                    async for piece in self._aquery(item.messages, item.step):
+                    async for piece in self._aquery(item):
                         if isinstance(piece, ModelReply):
                             value = piece
                         else:
@@ -410,7 +438,7 @@ class Agent:
             value, error = None, None
             try:
                 if isinstance(item, _Query):
-                    value = yield from self._query(item.messages, item.step)
+                    value = yield from self._query(item)
                 elif isinstance(item, _Invoke):
                     value = invoke_all(self.toolbox, item.calls, **self._invoke_options())
                 else:
@@ -426,17 +454,20 @@ class Agent:
         """The ReAct loop without I/O: yields events for the caller, and ``_Query``/``_Invoke``
         requests that :meth:`_drive`/:meth:`aiter` answer (with a reply or tool results) or throw
         into (model errors, interrupts). One loop serves the sync and the async API."""
+        shown = self.toolbox if resumed else select_tools(self.toolbox, task, self.config)
+        system = self._system_prompt(shown)
+        schema = None if self.config.constrained == "off" else self._schema(shown)
+        earlier = history[1:] if history and history[0]["role"] == "system" else history
         messages = history if resumed else [
-            *(history or [{"role": "system", "content": self.system_prompt}]),
-            {"role": "user", "content": task},
+            {"role": "system", "content": system}, *earlier, {"role": "user", "content": task}
         ]
-        run = RunResult(task, "max_steps", None, steps, messages=messages)
+        run = RunResult(task, "max_steps", None, steps, messages=messages, tools=[*shown.names])
         actions = failures = 0
-        yield RunStarted(task, self.system_prompt, tuple(self.toolbox.names))
+        yield RunStarted(task, system, tuple(shown.names))
         try:
             while actions < budget:
                 step = Step(index=len(run.steps) + 1)
-                reply = yield from self._ask(run, step)
+                reply = yield from self._ask(run, step, schema)
                 try:
                     parsed = parse_reply(reply.text)
                 except OutputParseError as exc:
@@ -458,7 +489,7 @@ class Agent:
             else:
                 run.error = f"The run used all {budget} steps without a final answer."
                 if self.config.best_effort_answer:
-                    yield from self._best_effort(run)
+                    yield from self._best_effort(run, schema)
         except ModelError as exc:
             run.status, run.error = "model_error", str(exc)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -498,24 +529,28 @@ class Agent:
         run.messages.append({"role": "user", "content": observations})
         yield ObservationSent(step, observations)
 
-    def _ask(self, run: RunResult, step: Step) -> Generator[Any, Any, ModelReply]:
+    def _ask(
+        self, run: RunResult, step: Step, schema: dict[str, Any] | None
+    ) -> Generator[Any, Any, ModelReply]:
         """One model call: request it, record the step and the assistant message."""
         chars = sum(len(m["content"]) for m in run.messages)
         yield ModelCallStarted(step.index, len(run.messages), chars)
-        reply: ModelReply = yield _Query(run.messages, step)
+        reply: ModelReply = yield _Query(run.messages, step, schema)
         run.steps.append(step)
         run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
         yield ModelCallFinished(step)
         return reply
 
-    def _best_effort(self, run: RunResult) -> Generator[Any, Any, None]:
+    def _best_effort(
+        self, run: RunResult, schema: dict[str, Any] | None
+    ) -> Generator[Any, Any, None]:
         """With the steps used up, ask once more for a final answer only (prompts/final_answer.md).
         The status stays ``max_steps``; a usable answer is kept with ``best_effort=True``."""
         ask = prompts.render("final_answer", task=run.task)
         run.messages.append({"role": "user", "content": ask})
         step = Step(index=len(run.steps) + 1, best_effort=True)
         try:
-            reply = yield from self._ask(run, step)
+            reply = yield from self._ask(run, step, schema)
         except ModelError as exc:
             run.error = f"{run.error} Asking for a best-effort answer failed: {exc}"
             return
@@ -550,12 +585,12 @@ class Agent:
         for callback in self.callbacks:
             callback(event)
 
-    def _query(self, messages: list[Message], step: Step) -> Generator[Event, None, ModelReply]:
+    def _query(self, query: _Query) -> Generator[Event, None, ModelReply]:
         """Ask the model (streaming when configured and possible), yielding token events."""
-        started = time.perf_counter()
+        step, started = query.step, time.perf_counter()
         answer = FinalAnswerStream()
         try:
-            for piece in self._pieces(messages):
+            for piece in self._pieces(query.messages, query.schema):
                 if isinstance(piece, ModelReply):
                     return _record(step, piece)
                 for event in _token_events(step.index, piece, answer):
@@ -565,24 +600,25 @@ class Agent:
             step.model_seconds = time.perf_counter() - started
         raise ModelError(f"The stream of {self._name} ended without a whole reply.")
 
-    def _pieces(self, messages: list[Message]) -> Iterator[str | ModelReply]:
+    def _pieces(
+        self, messages: list[Message], schema: dict[str, Any] | None
+    ) -> Iterator[str | ModelReply]:
         stream = getattr(self.model, "stream", None) if self.config.stream else None
+        extra = self._schema_options(schema)
         try:
             if stream is None:
-                yield self.model.complete(messages)
+                yield self.model.complete(messages, **extra)
             else:
-                yield from stream(messages)
+                yield from stream(messages, **extra)
         except Exception as exc:
             raise self._model_error(exc) from exc
 
-    async def _aquery(
-        self, messages: list[Message], step: Step
-    ) -> AsyncIterator[Event | ModelReply]:
+    async def _aquery(self, query: _Query) -> AsyncIterator[Event | ModelReply]:
         """:meth:`_query` for asyncio: token events, then the reply."""
-        started = time.perf_counter()
+        step, started = query.step, time.perf_counter()
         answer = FinalAnswerStream()
         try:
-            async for piece in self._apieces(messages):
+            async for piece in self._apieces(query.messages, query.schema):
                 if isinstance(piece, ModelReply):
                     yield _record(step, piece)
                     return
@@ -592,19 +628,35 @@ class Agent:
             step.model_seconds = time.perf_counter() - started
         raise ModelError(f"The stream of {self._name} ended without a whole reply.")
 
-    async def _apieces(self, messages: list[Message]) -> AsyncIterator[str | ModelReply]:
+    async def _apieces(
+        self, messages: list[Message], schema: dict[str, Any] | None
+    ) -> AsyncIterator[str | ModelReply]:
         astream = getattr(self.model, "astream", None) if self.config.stream else None
         acomplete = getattr(self.model, "acomplete", None)
+        extra = self._schema_options(schema)
         try:
             if astream is not None:
-                async for piece in astream(messages):
+                async for piece in astream(messages, **extra):
                     yield piece
             elif acomplete is not None:
-                yield await acomplete(messages)
+                yield await acomplete(messages, **extra)
             else:
-                yield await asyncio.to_thread(self.model.complete, messages)
+                yield await asyncio.to_thread(lambda: self.model.complete(messages, **extra))
         except Exception as exc:
             raise self._model_error(exc) from exc
+
+    def _schema_options(self, schema: dict[str, Any] | None) -> dict[str, Any]:
+        if schema is None or not getattr(self.model, "accepts_schema", False):
+            return {}
+        return {"schema": schema, "strict": self.config.constrained == "on"}
+
+    def _system_prompt(self, shown: Toolbox) -> str:
+        if shown is self.toolbox:
+            return self.system_prompt
+        return prompts.render_system_prompt(shown, self.config.instructions)
+
+    def _schema(self, shown: Toolbox) -> dict[str, Any]:
+        return self.reply_schema if shown is self.toolbox else reply_schema(shown)
 
     @property
     def _name(self) -> str:
@@ -622,10 +674,12 @@ class Agent:
 
 @dataclass
 class _Query:
-    """The loop needs the model's reply to ``messages`` (recorded on ``step``)."""
+    """The loop needs the model's reply to ``messages`` (recorded on ``step``), constrained to
+    ``schema`` where the backend can."""
 
     messages: list[Message]
     step: Step
+    schema: dict[str, Any] | None = None
 
 
 @dataclass

@@ -20,11 +20,12 @@ from typing import Any
 from filelock import FileLock
 
 from .errors import ConfigError
+from .lexical import overlap
+from .lexical import terms as words
 from .persist import write_atomically
 from .toolbox import Toolbox
 
 _USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def data_dir() -> Path:
@@ -105,9 +106,9 @@ class MemoryStore:
         facts = self.facts()
         if not facts:
             return "(nothing is remembered yet)"
-        terms = _terms(query)
+        terms = words(query)
         if terms:
-            scored = [(_overlap(terms, _terms(f["fact"])), i, f) for i, f in enumerate(facts)]
+            scored = [(overlap(terms, words(f["fact"])), i, f) for i, f in enumerate(facts)]
             ranked = [f for score, _, f in sorted(scored, key=lambda s: (-s[0], -s[1])) if score]
         else:
             ranked = facts[::-1]
@@ -142,32 +143,3 @@ def memory_tools(user_id: str, root: str | os.PathLike[str] | None = None) -> To
     toolbox.add(remember)
     toolbox.add(recall)
     return toolbox
-
-
-_STOPWORDS = frozenset({
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "of", "in", "on", "at", "to",
-    "for", "and", "or", "but", "what", "which", "who", "whom", "where", "when", "why", "how",
-    "do", "does", "did", "i", "me", "my", "you", "your", "it", "its", "this", "that", "these",
-    "those", "there",
-})
-
-
-def _overlap(query: set[str], fact: set[str]) -> int:
-    """Query terms found in the fact; a word also matches its longer forms (live ~ lives)."""
-    return sum(
-        1 for q in query
-        if q in fact or (len(q) >= 4 and any(f.startswith(q) or q.startswith(f)
-                                             for f in fact if len(f) >= 4))
-    )
-
-
-def _terms(text: str) -> set[str]:
-    """Lower-cased words without stop words; CJK runs are split into single characters."""
-    terms: set[str] = set()
-    for word in _WORD.findall(text.lower()):
-        if any("\u3040" <= c <= "\u9fff" for c in word):
-            terms.update(c for c in word if not c.isascii())
-            terms.update(w for w in re.findall(r"[a-z0-9]+", word))
-        elif (len(word) > 1 or word.isdigit()) and word not in _STOPWORDS:
-            terms.add(word)
-    return terms

@@ -11,7 +11,9 @@ Each ``POST /v1/chat/completions`` takes the next behaviour of its script (the l
 - ``"close"``: headers and half a body, then the connection is closed;
 - ``"no_choices"``: a well-formed completion with an empty ``choices`` list.
 
-``GET /v1/models`` lists one model, ``fault-model``.
+``GET /v1/models`` lists one model, ``fault-model``. A request whose ``response_format.type`` is
+in ``refuse_formats`` gets HTTP 400 without using up a behaviour (a server that does not know
+that form).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class FaultServer:
     def __init__(self, script: Iterable[str] = ("reply:hello",)) -> None:
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
+        self.refused: list[dict[str, Any]] = []
+        self.refuse_formats: set[str] = set()
         self.release = threading.Event()
         self._lock = threading.Lock()
         self._httpd = _QuietServer(("127.0.0.1", 0), _handler(self))
@@ -83,6 +87,12 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
+            form = (body.get("response_format") or {}).get("type")
+            if form in server.refuse_formats:
+                server.refused.append(body)
+                message = f"response_format type {form!r} is not supported"
+                self._json(400, {"error": {"message": message, "type": "invalid_request_error"}})
+                return
             kind, _, rest = server.next_behaviour(body).partition(":")
             if kind == "reply" and body.get("stream"):
                 self._stream(rest, finish=True)

@@ -703,7 +703,7 @@ class AsyncScripted(ScriptedModel):
 
     awaited = 0
 
-    async def acomplete(self, messages: Sequence[Message]) -> Any:
+    async def acomplete(self, messages: Sequence[Message], **options: Any) -> Any:
         self.awaited += 1
         await asyncio.sleep(0)
         return self.complete(messages)
@@ -871,7 +871,7 @@ def test_stream_answer_without_a_streaming_backend_gives_the_whole_answer() -> N
 
 def test_a_broken_stream_is_a_model_error_with_the_trajectory() -> None:
     class Broken(ScriptedModel):
-        def stream(self, messages: Sequence[Message]) -> Any:
+        def stream(self, messages: Sequence[Message], **options: Any) -> Any:
             if len(self.calls) == 1:
                 yield '{"thought": "x", "act'
                 raise ConnectionResetError("peer went away")
@@ -887,7 +887,7 @@ def test_a_broken_stream_is_a_model_error_with_the_trajectory() -> None:
 
 def test_astream_is_used_by_aiter() -> None:
     class AsyncStreaming(ScriptedModel):
-        async def astream(self, messages: Sequence[Message]) -> Any:
+        async def astream(self, messages: Sequence[Message], **options: Any) -> Any:
             for piece in self.stream(messages):
                 await asyncio.sleep(0)
                 yield piece

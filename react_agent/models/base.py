@@ -46,7 +46,10 @@ class ChatModel(Protocol):
     - ``stream(messages) -> Iterator[str | ModelReply]``: the reply's text pieces as they are
       generated, then one :class:`ModelReply` for the whole reply (with usage);
     - ``acomplete(messages)`` / ``astream(messages)``: the same for asyncio;
-    - ``count_tokens(text) -> int``: exact token counts (else characters / 4 is assumed).
+    - ``count_tokens(text) -> int``: exact token counts (else characters / 4 is assumed);
+    - ``accepts_schema = True``: ``complete``/``stream`` take ``schema=`` (the JSON Schema of a
+      valid reply, see :mod:`react_agent.constrain`) and ``strict=`` (fail rather than fall back
+      to plain prompting when the backend cannot constrain decoding).
     """
 
     name: str

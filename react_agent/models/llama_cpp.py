@@ -53,6 +53,10 @@ class LlamaCppModel:
         self._llama: Any = None
         self._lock = threading.Lock()
 
+    accepts_schema = True
+    """``complete``/``stream`` take ``schema=``: llama.cpp then decodes under a grammar built
+    from the JSON Schema, so every reply fits it."""
+
     @property
     def name(self) -> str:
         return self.model_path.name if self.model_path else "local (Qwen2.5-Coder-1.5B-Instruct)"
@@ -79,8 +83,12 @@ class LlamaCppModel:
             raise ConfigError(f"llama.cpp could not load {path}: {exc}") from exc
         self.model_path = path
 
-    def complete(self, messages: Sequence[Message]) -> ModelReply:
-        """The reply to ``messages``.
+    def complete(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> ModelReply:
+        """The reply to ``messages``; with ``schema`` (a JSON Schema), decoding is constrained
+        to it (``strict`` changes nothing here: llama.cpp always supports it).
 
         Raises:
             ModelError: the conversation no longer fits the context window.
@@ -88,7 +96,7 @@ class LlamaCppModel:
         with self._lock:  # one llama context: one request at a time
             self.load()
             try:
-                out = self._llama.create_chat_completion(**self._request(messages))
+                out = self._llama.create_chat_completion(**self._request(messages, schema))
             except ValueError as exc:  # llama-cpp-python reports context overflow this way
                 raise self._overflow(exc) from exc
         choice = out["choices"][0]
@@ -100,7 +108,10 @@ class LlamaCppModel:
             finish_reason=choice.get("finish_reason"),
         )
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[str | ModelReply]:
+    def stream(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> Iterator[str | ModelReply]:
         """The reply's text pieces as llama.cpp generates them, then the whole
         :class:`ModelReply`. llama.cpp does not report usage when streaming: the tokens are
         counted from the context (prompt = tokens in context - generated).
@@ -114,7 +125,7 @@ class LlamaCppModel:
             self.load()
             try:
                 for chunk in self._llama.create_chat_completion(
-                    **self._request(messages), stream=True
+                    **self._request(messages, schema), stream=True
                 ):
                     choice = chunk["choices"][0]
                     finish = choice.get("finish_reason") or finish
@@ -135,11 +146,16 @@ class LlamaCppModel:
             self.load()
             return len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
 
-    def _request(self, messages: Sequence[Message]) -> dict[str, Any]:
-        return {
+    def _request(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
             "messages": list(messages), "temperature": self.temperature,
             "max_tokens": self.max_tokens, "seed": self.seed, "stop": list(STOP_SEQUENCES),
         }
+        if schema is not None:
+            request["response_format"] = {"type": "json_object", "schema": schema}
+        return request
 
     def _overflow(self, exc: ValueError) -> ModelError:
         return ModelError(

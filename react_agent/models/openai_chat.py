@@ -8,6 +8,7 @@ import os
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from ..constrain import RESPONSE_FORMATS
 from ..errors import ConfigError, ModelError
 from .base import STOP_SEQUENCES, Message, ModelReply
 
@@ -54,6 +55,11 @@ class OpenAIChatModel:
         }
         self.client = openai.OpenAI(**self._client_options)
         self._async_client: Any = None
+        self.constrained_form: str | None = None
+        """The ``response_format`` spelling this server accepted (``None``: not tried yet;
+        ``""``: it accepts none)."""
+        self._refused: set[str] = set()
+        self._strict_failure: str | None = None
         self._model = model or os.environ.get("OPENAI_MODEL")
         self.temperature, self.max_tokens, self.extra_body = temperature, max_tokens, extra_body
 
@@ -76,33 +82,59 @@ class OpenAIChatModel:
             self._model = listed[0].id
         return self._model
 
-    def complete(self, messages: Sequence[Message]) -> ModelReply:
-        """The reply to ``messages``.
+    accepts_schema = True
+    """``complete``/``stream`` take ``schema=`` (a JSON Schema of the reply) and send it as
+    ``response_format``, trying the spellings of :data:`react_agent.constrain.RESPONSE_FORMATS`
+    in order; the first the server accepts is kept in :attr:`constrained_form` for the session
+    (``""`` once every form was rejected: plain prompting from then on, unless ``strict``)."""
+
+    def complete(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> ModelReply:
+        """The reply to ``messages`` (constrained to ``schema`` where the server allows it).
 
         Raises:
-            ModelError: the server failed after the SDK's retries (cause and URL named).
+            ModelError: the server failed after the SDK's retries (cause and URL named), or,
+                with ``strict``, rejected every ``response_format`` form.
         """
         model = self.model_name()
-        try:
-            response = self.client.chat.completions.create(**self._request(model, messages))
-        except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
-            raise self._explain(exc) from exc
-        return self._reply(response, model)
+        for name, form in self._forms(schema, strict):
+            try:
+                response = self.client.chat.completions.create(
+                    **self._request(model, messages, form)
+                )
+            except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
+                if self._rejected(name, exc):
+                    continue
+                raise self._explain(exc) from exc
+            self._accepted(name, schema)
+            return self._reply(response, model)
+        raise self._unsupported()
 
-    async def acomplete(self, messages: Sequence[Message]) -> ModelReply:
+    async def acomplete(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> ModelReply:
         """:meth:`complete` through ``openai.AsyncOpenAI`` (same options, same errors)."""
         model = self._model or await asyncio.to_thread(self.model_name)
-        if self._async_client is None:
-            self._async_client = self._openai.AsyncOpenAI(**self._client_options)
-        try:
-            response = await self._async_client.chat.completions.create(
-                **self._request(model, messages)
-            )
-        except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
-            raise self._explain(exc) from exc
-        return self._reply(response, model)
+        for name, form in self._forms(schema, strict):
+            try:
+                response = await self._aclient().chat.completions.create(
+                    **self._request(model, messages, form)
+                )
+            except (self._openai.OpenAIError, ValueError) as exc:
+                if self._rejected(name, exc):
+                    continue
+                raise self._explain(exc) from exc
+            self._accepted(name, schema)
+            return self._reply(response, model)
+        raise self._unsupported()
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[str | ModelReply]:
+    def stream(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> Iterator[str | ModelReply]:
         """The reply's text pieces as the server sends them (``stream=True``), then the whole
         :class:`ModelReply` (usage from the last chunk where the server sends it).
 
@@ -112,49 +144,120 @@ class OpenAIChatModel:
         model = self.model_name()
         parts: list[str] = []
         final = _Final()
-        try:
-            chunks = self.client.chat.completions.create(**self._streaming(model, messages))
-            for chunk in chunks:
-                piece = final.take(chunk)
-                if piece:
-                    parts.append(piece)
-                    yield piece
-        except Exception as exc:
-            raise self._explain(exc) from exc
-        yield final.reply("".join(parts))
+        for name, form in self._forms(schema, strict):
+            try:
+                chunks = self.client.chat.completions.create(
+                    **self._request(model, messages, form, stream=True)
+                )
+            except (self._openai.OpenAIError, ValueError) as exc:
+                if self._rejected(name, exc):
+                    continue
+                raise self._explain(exc) from exc
+            self._accepted(name, schema)
+            try:
+                for chunk in chunks:
+                    piece = final.take(chunk)
+                    if piece:
+                        parts.append(piece)
+                        yield piece
+            except Exception as exc:
+                raise self._explain(exc) from exc
+            yield final.reply("".join(parts))
+            return
+        raise self._unsupported()
 
-    async def astream(self, messages: Sequence[Message]) -> AsyncIterator[str | ModelReply]:
+    async def astream(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> AsyncIterator[str | ModelReply]:
         """:meth:`stream` through ``openai.AsyncOpenAI``."""
         model = self._model or await asyncio.to_thread(self.model_name)
-        if self._async_client is None:
-            self._async_client = self._openai.AsyncOpenAI(**self._client_options)
         parts: list[str] = []
         final = _Final()
-        try:
-            chunks = await self._async_client.chat.completions.create(
-                **self._streaming(model, messages)
-            )
-            async for chunk in chunks:
-                piece = final.take(chunk)
-                if piece:
-                    parts.append(piece)
-                    yield piece
-        except Exception as exc:
-            raise self._explain(exc) from exc
-        yield final.reply("".join(parts))
+        for name, form in self._forms(schema, strict):
+            try:
+                chunks = await self._aclient().chat.completions.create(
+                    **self._request(model, messages, form, stream=True)
+                )
+            except (self._openai.OpenAIError, ValueError) as exc:
+                if self._rejected(name, exc):
+                    continue
+                raise self._explain(exc) from exc
+            self._accepted(name, schema)
+            try:
+                async for chunk in chunks:
+                    piece = final.take(chunk)
+                    if piece:
+                        parts.append(piece)
+                        yield piece
+            except Exception as exc:
+                raise self._explain(exc) from exc
+            yield final.reply("".join(parts))
+            return
+        raise self._unsupported()
 
-    def _streaming(self, model: str, messages: Sequence[Message]) -> dict[str, Any]:
-        return {
-            **self._request(model, messages), "stream": True,
-            "stream_options": {"include_usage": True},
-        }
+    def _aclient(self) -> Any:
+        if self._async_client is None:
+            self._async_client = self._openai.AsyncOpenAI(**self._client_options)
+        return self._async_client
 
-    def _request(self, model: str, messages: Sequence[Message]) -> dict[str, Any]:
-        return {
+    def _forms(
+        self, schema: dict[str, Any] | None, strict: bool
+    ) -> list[tuple[str | None, dict[str, Any] | None]]:
+        """The ``response_format`` values to try, in order: ``(name, value)``; ``(None, None)``
+        is plain prompting."""
+        self._strict_failure = None
+        if schema is None:
+            return [(None, None)]
+        if self.constrained_form == "":  # every form was rejected earlier in this session
+            return [] if strict else [(None, None)]
+        names = [self.constrained_form] if self.constrained_form else list(RESPONSE_FORMATS)
+        forms: list[tuple[str | None, dict[str, Any] | None]] = [
+            (name, RESPONSE_FORMATS[name](schema)) for name in names
+        ]
+        return forms if strict else [*forms, (None, None)]
+
+    def _rejected(self, name: str | None, exc: Exception) -> bool:
+        """A ``response_format`` form the server refused (HTTP 400/422 other than a full
+        context): remembered, and the next form is tried."""
+        o = self._openai
+        refused = isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError))
+        if name is None or not refused or self._explain(exc).cause == "context_length":
+            return False
+        self._strict_failure = str(getattr(exc, "message", exc))[:200]
+        if name == self.constrained_form:
+            self.constrained_form = None  # it worked before; try the others again
+        self._refused.add(name)
+        if self._refused >= set(RESPONSE_FORMATS):
+            self.constrained_form = ""
+        return True
+
+    def _accepted(self, name: str | None, schema: dict[str, Any] | None) -> None:
+        if name is not None:
+            self.constrained_form = name
+
+    def _unsupported(self) -> ModelError:
+        return ModelError(
+            f"The server at {self.base_url} rejected every response_format form "
+            f"({', '.join(RESPONSE_FORMATS)}): {self._strict_failure or 'no detail'}. Use "
+            "--constrained auto (falls back to plain prompting) or off.",
+            cause="bad_request",
+        )
+
+    def _request(
+        self, model: str, messages: Sequence[Message], response_format: Any = None,
+        stream: bool = False,
+    ) -> dict[str, Any]:
+        request = {
             "model": model, "messages": list(messages), "temperature": self.temperature,
             "max_tokens": self.max_tokens, "stop": list(STOP_SEQUENCES),
             "extra_body": self.extra_body,
         }
+        if response_format is not None:
+            request["response_format"] = response_format
+        if stream:
+            request.update(stream=True, stream_options={"include_usage": True})
+        return request
 
     def _reply(self, response: Any, model: str) -> ModelReply:
         if not getattr(response, "choices", None):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..errors import ModelError
 from .base import Message, ModelReply
@@ -26,13 +27,21 @@ class ScriptedModel:
 
     name = "scripted"
 
+    accepts_schema = True
+    """The reply schema the agent sends is recorded in :attr:`schemas` (and not enforced)."""
+
     def __init__(self, replies: Iterable[str | Responder], *, chunk_chars: int = 5) -> None:
         self.replies: list[str | Responder] = list(replies)
         self.calls: list[list[Message]] = []
+        self.schemas: list[dict[str, Any] | None] = []
         self.chunk_chars = chunk_chars
 
-    def complete(self, messages: Sequence[Message]) -> ModelReply:
+    def complete(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> ModelReply:
         self.calls.append([dict(m) for m in messages])
+        self.schemas.append(schema)
         index = len(self.calls) - 1
         if index >= len(self.replies):
             raise ModelError(
@@ -45,10 +54,13 @@ class ScriptedModel:
         prompt_chars = sum(len(m["content"]) for m in messages)
         return ModelReply(text, prompt_chars // 4, len(text) // 4, "stop")
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[str | ModelReply]:
+    def stream(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False,
+    ) -> Iterator[str | ModelReply]:
         """The next reply in pieces of ``chunk_chars`` characters, then the whole
         :class:`ModelReply` (see :class:`~react_agent.models.base.ChatModel`)."""
-        reply = self.complete(messages)
+        reply = self.complete(messages, schema, strict)
         for start in range(0, len(reply.text), self.chunk_chars):
             yield reply.text[start : start + self.chunk_chars]
         yield reply

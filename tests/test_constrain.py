@@ -1,0 +1,212 @@
+"""Tests for react_agent.constrain (the reply schema) and react_agent.routing (tool selection),
+and how the agent and the OpenAI-compatible backend use them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from react_agent import Agent, AgentConfig, ConfigError, Toolbox
+from react_agent.constrain import reply_schema
+from react_agent.models import OpenAIChatModel, ScriptedModel
+from react_agent.routing import select_tools
+
+FINAL = json.dumps({"thought": "done", "action": {"final_answer": "ok"}})
+
+
+def weather_toolbox() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str, unit: Literal["c", "f"] = "c") -> str:
+        """Current weather of a city.
+
+        Args:
+            city: the city name.
+        """
+        return f"sunny in {city}"
+
+    @tb.tool
+    def configure(name: str, **options: Any) -> str:
+        """Configure anything."""
+        return name
+
+    return tb
+
+
+def valid(schema: dict[str, Any], reply: Any) -> bool:
+    return Draft202012Validator(schema).is_valid(reply)
+
+
+# -- the reply schema ---------------------------------------------------------------------------
+def test_reply_schema_accepts_exactly_the_protocol() -> None:
+    schema = reply_schema(weather_toolbox())
+    Draft202012Validator.check_schema(schema)
+    call = {"name": "get_weather", "args": {"city": "Oslo"}}
+    assert valid(schema, {"thought": "t", "action": call})
+    with_unit = {**call, "args": {"city": "Oslo", "unit": "f"}}
+    assert valid(schema, {"thought": "t", "action": with_unit})
+    assert valid(schema, {"thought": "t", "action": [call, {"name": "configure",
+                                                            "args": {"name": "x", "any": 1}}]})
+    assert valid(schema, {"thought": "t", "action": {"final_answer": "ok"}})
+    for bad in [
+        {"action": call},                                               # no thought
+        {"thought": "t", "action": {"name": "get_wether", "args": {"city": "Oslo"}}},
+        {"thought": "t", "action": {"name": "get_weather", "args": {}}},            # missing arg
+        {"thought": "t", "action": {"name": "get_weather", "args": {"city": "O", "x": 1}}},
+        {"thought": "t", "action": {"name": "get_weather", "args": {"city": "O", "unit": "k"}}},
+        {"thought": "t", "action": []},
+        {"thought": "t", "action": {"final_answer": 3}},
+        {"thought": "t", "action": call, "extra": 1},
+    ]:
+        assert not valid(schema, bad), bad
+
+
+def test_reply_schema_leaves_out_what_grammars_choke_on() -> None:
+    text = json.dumps(reply_schema(weather_toolbox()))
+    assert '"default"' not in text and '"description"' not in text
+    assert weather_toolbox()["get_weather"].parameters["properties"]["unit"]["default"] == "c"
+
+
+def test_reply_schema_without_tools_allows_only_a_final_answer() -> None:
+    schema = reply_schema(Toolbox())
+    assert valid(schema, {"thought": "t", "action": {"final_answer": "x"}})
+    assert not valid(schema, {"thought": "t", "action": {"name": "x", "args": {}}})
+
+
+# -- the agent sends it -------------------------------------------------------------------------
+@pytest.mark.parametrize(("mode", "sent", "strict"), [("auto", True, False), ("on", True, True),
+                                                      ("off", False, False)])
+def test_agent_sends_the_schema_by_mode(mode: str, sent: bool, strict: bool) -> None:
+    seen: list[Any] = []
+
+    class Recording(ScriptedModel):
+        def complete(self, messages: Any, schema: Any = None, strict: bool = False) -> Any:
+            seen.append(strict)
+            return super().complete(messages, schema, strict)
+
+    model = Recording([FINAL])
+    agent = Agent(model, weather_toolbox(), constrained=mode)
+    agent.run("hi")
+    assert (model.schemas[0] == agent.reply_schema) is sent
+    assert model.schemas[0] is None or sent
+    assert seen == [strict]
+
+
+def test_constrained_on_needs_a_backend_that_takes_a_schema() -> None:
+    class Plain:
+        name = "plain"
+
+        def complete(self, messages: Any) -> Any:
+            raise AssertionError
+
+    with pytest.raises(ConfigError, match="constrained='on' needs a backend"):
+        Agent(Plain(), constrained="on")
+    Agent(Plain(), constrained="auto")  # auto simply sends nothing
+
+
+def test_bad_modes_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="constrained must be one of auto, on, off"):
+        AgentConfig(constrained="yes")
+    with pytest.raises(ConfigError, match="routing must be one of"):
+        AgentConfig(routing="groups")
+
+
+# -- response_format negotiation with a real HTTP server -----------------------------------------
+def test_openai_model_falls_back_through_the_forms(fault_server: Any) -> None:
+    fault_server.refuse_formats = {"json_schema"}
+    fault_server.script = [f"reply:{FINAL}"]
+    model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
+    agent = Agent(model, weather_toolbox())
+    assert agent.run("hi").status == "final_answer"
+    assert agent.run("again").status == "final_answer"
+    assert [r["response_format"]["type"] for r in fault_server.refused] == ["json_schema"]
+    used = [r["response_format"] for r in fault_server.requests]
+    assert [u["type"] for u in used] == ["json_object", "json_object"]  # remembered
+    assert used[0]["schema"] == agent.reply_schema
+    assert model.constrained_form == "json_object+schema"
+
+
+def test_openai_model_uses_plain_prompting_when_every_form_is_refused(fault_server: Any) -> None:
+    fault_server.refuse_formats = {"json_schema", "json_object"}
+    fault_server.script = [f"reply:{FINAL}"]
+    model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
+    agent = Agent(model, weather_toolbox())
+    assert agent.run("hi").status == "final_answer"
+    assert agent.run("again").status == "final_answer"
+    assert len(fault_server.refused) == 2, "tried once per form, then remembered"
+    assert all("response_format" not in r for r in fault_server.requests)
+    assert model.constrained_form == ""
+
+
+def test_openai_model_strict_fails_when_every_form_is_refused(fault_server: Any) -> None:
+    fault_server.refuse_formats = {"json_schema", "json_object"}
+    model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
+    result = Agent(model, weather_toolbox(), constrained="on").run("hi")
+    assert result.status == "model_error"
+    assert "rejected every response_format form" in (result.error or "")
+    assert "--constrained auto" in (result.error or "")
+    assert fault_server.requests == []
+
+
+def test_openai_json_schema_form_is_sent_first(fault_server: Any) -> None:
+    fault_server.script = [f"reply:{FINAL}"]
+    model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
+    Agent(model, weather_toolbox(), stream=True).run("hi")
+    form = fault_server.requests[0]["response_format"]
+    assert form["type"] == "json_schema" and form["json_schema"]["name"] == "react_step"
+    assert fault_server.requests[0]["stream"] is True
+    assert model.constrained_form == "json_schema"
+
+
+# -- routing ------------------------------------------------------------------------------------
+def many_tools() -> Toolbox:
+    tb = Toolbox()
+    specs = {
+        "get_weather": "Current weather and temperature for a city.",
+        "get_stock_price": "Latest stock price for a ticker symbol.",
+        "convert_currency": "Convert an amount of money between currencies.",
+        "translate_text": "Translate text into another language.",
+        "send_email": "Send an email to a recipient.",
+        "search_web": "Search the web for pages about a query.",
+        "set_alarm": "Set an alarm clock for a time.",
+        "play_music": "Play a song or playlist.",
+        "book_flight": "Book a flight between two airports.",
+    }
+    for name, text in specs.items():
+        tb.add(lambda **kw: "ok", name=name, description=text,
+               parameters={"type": "object", "properties": {"query": {"type": "string"}}})
+    return tb
+
+
+def test_routing_shows_the_best_matching_tools() -> None:
+    config = AgentConfig(routing_top_k=3)
+    shown = select_tools(many_tools(), "What's the temperature in Paris today?", config)
+    assert "get_weather" in shown.names and len(shown) == 3
+    shown = select_tools(many_tools(), "Please translate 'hello' into French", config)
+    assert shown.names[0] == "translate_text" or "translate_text" in shown.names
+
+
+def test_routing_keeps_every_tool_when_nothing_matches_or_few_tools() -> None:
+    tools = many_tools()
+    assert select_tools(tools, "北京天气怎么样", AgentConfig()) is tools
+    assert select_tools(tools, "weather", AgentConfig(routing="off")) is tools
+    assert select_tools(tools, "weather", AgentConfig(routing_threshold=20)) is tools
+    assert len(select_tools(tools, "weather", AgentConfig(routing="lexical",
+                                                          routing_top_k=2))) == 2
+
+
+def test_a_routed_run_shows_only_the_chosen_tools_but_can_call_any() -> None:
+    call_hidden = json.dumps({"thought": "t", "action": {"name": "play_music",
+                                                         "args": {"query": "x"}}})
+    model = ScriptedModel([call_hidden, FINAL])
+    result = Agent(model, many_tools(), routing_top_k=2).run("Weather in Oslo? temperature")
+    assert len(result.tools) == 2 and "get_weather" in result.tools
+    system = model.calls[0][0]["content"]
+    assert "- get_weather:" in system and "- play_music:" not in system
+    schema_tools = json.dumps(model.schemas[0])
+    assert '"get_weather"' in schema_tools and '"play_music"' not in schema_tools
+    assert result.steps[0].observations == ["ok"]  # a tool not shown still runs if named
