@@ -15,10 +15,13 @@ from typing import Any
 from . import __version__
 from .agent import Agent, AgentConfig, RunResult
 from .batch import BatchTask, load_tasks, run_batch, summary_table
+from .constrain import CONSTRAINED_MODES
 from .display import Printer, progress_bar
 from .errors import ConfigError, OutputParseError
+from .evaluation import load_suite, report, run_eval
 from .models.base import ChatModel
 from .parser import parse_reply
+from .routing import ROUTING_MODES
 from .toolbox import Tool, Toolbox
 from .trace import TraceWriter, read_trace, replay_events
 
@@ -33,14 +36,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"react-agent {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    agent = argparse.ArgumentParser(add_help=False)  # options shared by run and chat
-    agent.add_argument(
+    backend = argparse.ArgumentParser(add_help=False)  # options shared by run, chat and eval
+    backend.add_argument(
         "--model", default="local",
         help="'local' (the embedded Qwen2.5-Coder-1.5B, default), 'local:PATH.gguf', or a model "
              "name on an OpenAI-compatible server (with --base-url)",
     )
-    agent.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    agent.add_argument("--api-key", help="API key for --base-url (default: $OPENAI_API_KEY)")
+    backend.add_argument("--base-url",
+                         help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    backend.add_argument("--api-key", help="API key for --base-url (default: $OPENAI_API_KEY)")
+    backend.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
+    backend.add_argument(
+        "--constrained", choices=CONSTRAINED_MODES, default="auto",
+        help="constrain replies to the JSON Schema of a valid step where the backend can: auto "
+             "(default; falls back to plain prompting), on (required) or off",
+    )
+    backend.add_argument(
+        "--routing", choices=ROUTING_MODES, default="auto",
+        help="show only the tools that best match the task: auto (default; above 7 tools), "
+             "lexical (always) or off",
+    )
+
+    agent = argparse.ArgumentParser(add_help=False, parents=[backend])  # run and chat
     agent.add_argument(
         "--tools", metavar="MODULE:OBJECT",
         help="a Toolbox to use, e.g. examples/tools.py:seed003 or mypkg.tools:toolbox "
@@ -49,7 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     agent.add_argument("--memory", metavar="USER",
                        help="add remember/recall tools with a long-term memory for USER")
     agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
-    agent.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
     agent.add_argument(
         "--yes", action="store_true",
         help="approve every call of tools marked requires_approval (default: ask y/N each time)",
@@ -83,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--max-history-tokens", type=int, default=6000,
                       help="summarise older turns beyond this many tokens (default 6000)")
 
+    evaluate = sub.add_parser(
+        "eval", parents=[backend],
+        help="score the model's first action on a JSON Lines suite (see examples/eval/)",
+    )
+    evaluate.add_argument("file", help="the suite, e.g. examples/eval/suite.jsonl")
+    evaluate.add_argument("--out", metavar="RESULTS.jsonl",
+                          help="per-item results (default: FILE.results.jsonl); items already "
+                               "there are skipped")
+    evaluate.add_argument("--limit", type=int, help="only the first N items")
+
     replay = sub.add_parser("replay", help="print a saved trace as the thought chain")
     replay.add_argument("file", help="a trace written with --trace")
     replay.add_argument("--json", action="store_true", help="print the RunResult(s) as JSON")
@@ -94,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run}
+    commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run, "eval": _eval}
     try:
         return commands[args.command](args)
     except ConfigError as exc:
@@ -195,6 +221,25 @@ def _chat(args: argparse.Namespace) -> int:
                     pass
 
 
+def _eval(args: argparse.Namespace) -> int:
+    items = load_suite(args.file)[: args.limit]
+    out = args.out or str(Path(args.file).with_suffix("")) + ".results.jsonl"
+    model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
+    config = AgentConfig(
+        max_steps=1, max_parse_retries=0, best_effort_answer=False,
+        constrained=args.constrained, routing=args.routing,
+    )
+    records = run_eval(
+        items, out, lambda toolbox: Agent(model, toolbox, config=config, approver=_approve_all),
+        progress=_show_progress,
+    )
+    print(file=sys.stderr)
+    for line in report(records):
+        print(line)
+    print(f"Results: {out}")
+    return 0
+
+
 class _Session:
     """The model, tools, approver and callbacks from the command line, for one or more agents;
     closes the trace file at the end."""
@@ -217,7 +262,10 @@ class _Session:
         return toolbox
 
     def agent(self, toolbox: Toolbox | None = None) -> Agent:
-        config = AgentConfig(max_steps=self.args.max_steps, stream=self.args.stream)
+        config = AgentConfig(
+            max_steps=self.args.max_steps, stream=self.args.stream,
+            constrained=self.args.constrained, routing=self.args.routing,
+        )
         approver = _approve_all if self.args.yes else _ask_user
         return Agent(self.model, toolbox or self.default_tools, config=config,
                      approver=approver, callbacks=self.callbacks)
@@ -230,8 +278,12 @@ class _Session:
             self.trace.close()
 
 
-def _show_progress(done: int, total: int, task: BatchTask, record: dict[str, Any] | None) -> None:
-    state = f"{task.id}: running" if record is None else f"{task.id}: {record['status']}"
+def _show_progress(done: int, total: int, task: Any, record: dict[str, Any] | None) -> None:
+    if record is None:
+        state = f"{task.id}: running"
+    else:
+        outcome = record.get("status") or ("correct" if record.get("correct") else "wrong")
+        state = f"{task.id}: {outcome}"
     print(f"\r{progress_bar(done, total)} {state[:50]:<50}", end="", file=sys.stderr, flush=True)
 
 

@@ -3,10 +3,10 @@
 Small models pick wrong tools, and the prompt grows, when a toolbox is long. Before a run, each
 tool is scored against the task by a cheap lexical match (:func:`react_agent.lexical.rank` over
 the tool's name, description, group label and argument names, descriptions and enum values),
-and the ``routing_top_k`` best are shown. A task that matches no tool at all (for instance a
-question in another language than the descriptions) keeps every tool: routing never leaves the
-model without the tool it needs because of a vocabulary gap. The tools not shown can still be
-called if the model names them.
+and the ``routing_top_k`` best that match at all are shown. A task that matches no tool (for
+instance a question in another language than the descriptions) keeps every tool: routing
+never leaves the model without the tool it needs because of a vocabulary gap. The tools not
+shown can still be called if the model names them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ ROUTING_MODES = ("auto", "lexical", "off")
 
 def select_tools(toolbox: Toolbox, task: str, config: AgentConfig) -> Toolbox:
     """The tools to show for ``task``: ``toolbox`` itself unless routing applies, else a new
-    Toolbox of the ``config.routing_top_k`` best-scoring tools, in registration order."""
+    Toolbox of the (at most ``config.routing_top_k``) tools that match the task best, in
+    registration order; tools that do not match at all are left out."""
     routed = config.routing == "lexical" or (
         config.routing == "auto" and len(toolbox) > config.routing_threshold
     )
@@ -35,7 +36,8 @@ def select_tools(toolbox: Toolbox, task: str, config: AgentConfig) -> Toolbox:
     scores = rank(task, [tool_text(t) for t in tools])
     if max(scores, default=0.0) <= 0:
         return toolbox
-    best = sorted(range(len(tools)), key=lambda i: (-scores[i], i))[: config.routing_top_k]
+    ranked = sorted(range(len(tools)), key=lambda i: (-scores[i], i))
+    best = [i for i in ranked[: config.routing_top_k] if scores[i] > 0]
     return Toolbox([tools[i] for i in sorted(best)])
 
 
