@@ -3,9 +3,12 @@
     python benchmarks/seeds.py                       # the embedded model
     python benchmarks/seeds.py --base-url URL        # an OpenAI-compatible server
     python benchmarks/seeds.py --only seed003        # turns whose label contains this text
+    python benchmarks/seeds.py --constrained off     # plain prompting (default: auto)
+    python benchmarks/seeds.py --gguf FILE.gguf      # another local model, e.g. SmolLM2-135M
 
 The turns of one task run as one conversation (seed 004: three turns sharing their history).
-Prints one line per turn and, at the end, the pass count and the median wall time per step.
+Prints one line per turn and, at the end, the pass count, the format-error rate (model replies
+the parser could not use, over all replies) and the median wall time per step.
 """
 
 from __future__ import annotations
@@ -33,12 +36,15 @@ def main() -> int:
     parser.add_argument("--model")
     parser.add_argument("--only", default="")
     parser.add_argument("--json", help="also write per-turn results to this JSON Lines file")
+    parser.add_argument("--constrained", choices=("auto", "on", "off"), default="auto")
+    parser.add_argument("--gguf", help="a GGUF file to run instead of the embedded model")
     args = parser.parse_args()
-    model = OpenAIChatModel(args.model, args.base_url) if args.base_url else LlamaCppModel()
+    model = (OpenAIChatModel(args.model, args.base_url) if args.base_url
+             else LlamaCppModel(args.gguf))
     if hasattr(model, "load"):
         model.load()
     step_seconds: list[float] = []
-    passed = total = 0
+    passed = total = replies = unusable = 0
     records = []
     chats: dict[str, Conversation] = {}
     for turn in all_turns():
@@ -46,7 +52,8 @@ def main() -> int:
             continue
         started = time.perf_counter()
         if turn.task_id not in chats:
-            agent = Agent(model, TOOLBOXES[turn.seed], max_steps=seed_max_steps(turn.seed))
+            agent = Agent(model, TOOLBOXES[turn.seed], max_steps=seed_max_steps(turn.seed),
+                          constrained=args.constrained)
             chats[turn.task_id] = agent.chat()
         result = chats[turn.task_id].ask(turn.spec["user"])
         wall = time.perf_counter() - started
@@ -54,6 +61,8 @@ def main() -> int:
         total += 1
         passed += not problems
         step_seconds += [s.model_seconds + sum(r.seconds for r in s.results) for s in result.steps]
+        replies += len(result.steps)
+        unusable += sum(1 for s in result.steps if s.stage is None)
         calls = "; ".join(f"{c.name} {json.dumps(c.args, ensure_ascii=False)}"
                           for c in result.tool_calls) or "(none)"
         print(f"{'PASS' if not problems else 'FAIL'} {turn.label}: {result.status}, "
@@ -68,8 +77,9 @@ def main() -> int:
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8"
         )
     median = statistics.median(step_seconds) if step_seconds else 0.0
-    print(f"\n{passed}/{total} turns passed; median wall time per step {median:.1f} s "
-          f"over {len(step_seconds)} steps ({model.name})")
+    print(f"\n{passed}/{total} turns passed; format errors {unusable}/{replies} replies; median "
+          f"wall time per step {median:.1f} s over {len(step_seconds)} steps ({model.name}, "
+          f"constrained {args.constrained})")
     return 0 if passed == total else 1
 
 

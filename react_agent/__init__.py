@@ -17,6 +17,7 @@ Quick start::
 """
 
 from .agent import STATUSES, Agent, AgentConfig, RunResult, Step
+from .conversation import Conversation
 from .errors import (
     ConfigError,
     ModelError,
@@ -31,7 +32,8 @@ from .toolbox import Tool, Toolbox
 __version__ = "0.1.0"
 
 __all__ = [
-    "STATUSES", "Agent", "AgentConfig", "ConfigError", "ModelError", "OutputParseError",
+    "STATUSES", "Agent", "AgentConfig", "ConfigError", "Conversation", "ModelError",
+    "OutputParseError",
     "ReactAgentError", "Reply", "RunResult", "Step", "Tool", "ToolCall", "ToolDefinitionError",
     "ToolResult", "Toolbox", "__version__", "parse_reply",
 ]

@@ -463,7 +463,7 @@ class Agent:
         ]
         run = RunResult(task, "max_steps", None, steps, messages=messages, tools=[*shown.names])
         actions = failures = 0
-        yield RunStarted(task, system, tuple(shown.names))
+        yield RunStarted(task, system, tuple(shown.names), resumed_steps=len(steps))
         try:
             while actions < budget:
                 step = Step(index=len(run.steps) + 1)
@@ -487,7 +487,8 @@ class Agent:
                 if run.status == "loop_detected":
                     break
             else:
-                run.error = f"The run used all {budget} steps without a final answer."
+                used = f"{budget} step" if budget == 1 else f"all {budget} steps"
+                run.error = f"The run used {used} without a final answer."
                 if self.config.best_effort_answer:
                     yield from self._best_effort(run, schema)
         except ModelError as exc:

@@ -195,6 +195,8 @@ def _chat(args: argparse.Namespace) -> int:
             Conversation.load(agent, args.load, **options) if args.load
             else agent.chat(**options)
         )
+        if args.load:
+            print(f"(continuing {args.load}: {len(chat.turns)} earlier turn(s))")
         print("Chat with the agent. Commands: /reset, /save FILE, /exit.", file=sys.stderr)
         while True:
             try:
@@ -246,12 +248,13 @@ class _Session:
 
     def __init__(self, args: argparse.Namespace, printer: Printer | None) -> None:
         self.args = args
-        self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
+        self.default_tools = self.toolbox(args.tools)  # a bad --tools fails before loading
+        self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens,
+                                quiet=printer is None)
         self.callbacks: list[Any] = [printer] if printer else []
         self.trace = TraceWriter(args.trace, model=self.model.name) if args.trace else None
         if self.trace:
             self.callbacks.append(self.trace)
-        self.default_tools = self.toolbox(args.tools)
 
     def toolbox(self, spec: str | None) -> Toolbox:
         toolbox = load_toolbox(spec) if spec else _default_toolbox()
@@ -336,7 +339,8 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def make_model(
-    spec: str, base_url: str | None, api_key: str | None, max_tokens: int = 512
+    spec: str, base_url: str | None, api_key: str | None, max_tokens: int = 512,
+    quiet: bool = False,
 ) -> ChatModel:
     """The model for ``--model``/``--base-url``/``--api-key``.
 
@@ -352,7 +356,8 @@ def make_model(
     if spec == "local" or spec.startswith("local:"):
         path = spec.partition(":")[2] or None
         model = LlamaCppModel(path, max_tokens=max_tokens, progress=_progress)
-        print(f"Loading {model.name} ...", file=sys.stderr, flush=True)
+        if not quiet:
+            print(f"Loading {model.name} ...", file=sys.stderr, flush=True)
         model.load()
         return model
     return OpenAIChatModel(spec, None, api_key, max_tokens=max_tokens)

@@ -65,6 +65,9 @@ class Printer:
         elif isinstance(event, RunStarted):
             if self.show_task:
                 self._line("task", "Task", event.task)
+            if event.resumed_steps:
+                self._line("status", "Resuming", f"after {_count(event.resumed_steps, 'step')}"
+                           " of the saved run")
         elif isinstance(event, HistoryCompressed):
             if event.error:
                 self._line("error", "History", f"not summarised ({event.error})")

@@ -28,11 +28,13 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class RunStarted:
     """The run began. ``system_prompt`` is the rendered system message; ``tools`` the names of
-    the tools the model may call."""
+    the tools the model may call; ``resumed_steps`` how many earlier steps a resumed run
+    continues (0 for a new run)."""
 
     task: str
     system_prompt: str
     tools: tuple[str, ...] = ()
+    resumed_steps: int = 0
 
 
 @dataclass(frozen=True)

@@ -292,7 +292,7 @@ def test_max_steps_asks_once_more_for_a_best_effort_answer(toolbox: Toolbox) -> 
     assert last_ask["role"] == "user"
     assert last_ask["content"] == prompts.render("final_answer", task=TASK)
     assert "no steps left" in last_ask["content"]
-    assert result.error.startswith("The run used all 1 steps")
+    assert result.error.startswith("The run used 1 step without a final answer.")
     assert "best effort" in result.error
 
 
@@ -966,7 +966,7 @@ def test_resume_respects_the_new_budget(toolbox: Toolbox) -> None:
     model = ScriptedModel([act("get_weather", city="Rome")] * 3)
     resumed = Agent(model, toolbox, best_effort_answer=False).resume(stopped, max_steps=1)
     assert resumed.status == "max_steps" and len(resumed.steps) == 2
-    assert "all 1 steps" in (resumed.error or "")
+    assert "used 1 step without" in (resumed.error or "")
 
 
 def test_a_finished_run_cannot_be_resumed(toolbox: Toolbox) -> None:

@@ -143,3 +143,18 @@ def test_summary_with_error() -> None:
     assert first.startswith("model_error, 0 model calls, 0 tool calls, 0 tokens, ")
     assert second == result.error
     assert "ScriptedModel has only 0 replies" in second
+
+
+def test_a_resumed_run_says_so() -> None:
+    from react_agent import Toolbox as TB
+
+    tb = TB()
+    tb.add(lambda: "ok", name="noop", description="Does nothing.")
+    act = '{"thought": "t", "action": {"name": "noop", "args": {}}}'
+    first = Agent(ScriptedModel([act]), tb, max_steps=1, best_effort_answer=False).run("task")
+    out = io.StringIO()
+    agent = Agent(ScriptedModel(['{"thought": "t", "action": {"final_answer": "done"}}']), tb,
+                  callbacks=[Printer(out)])
+    agent.resume(first)
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["Task: task", "Resuming: after 1 step of the saved run"]

@@ -221,7 +221,7 @@ def test_checker_fails_a_run_without_final_answer() -> None:
         best_effort_answer=False,
     )
     assert common.check_run(result, TURN["seed002-walkthrough-beijing"].spec) == [
-        "the run ended with status 'max_steps': The run used all 1 steps without a final answer.",
+        "the run ended with status 'max_steps': The run used 1 step without a final answer.",
         "the final answer lacks '25'",
         "the final answer lacks '晴'",
     ]

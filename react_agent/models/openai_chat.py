@@ -315,7 +315,8 @@ class OpenAIChatModel:
             )
         if isinstance(exc, o.NotFoundError):
             return ModelError(
-                f"Not found at {url} (model {model!r}): {detail}. Check the model name "
+                f"Not found at {url} ({f'model {model!r}' if model else 'no model name'}): "
+                f"{detail}. Check the model name "
                 "(the server's /models lists them) and that the URL ends in /v1.",
                 cause="not_found",
             )
