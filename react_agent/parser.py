@@ -20,9 +20,11 @@ shared parser catalogue (``tests/data/parser_cases.jsonl``); the README lists th
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,13 +125,19 @@ def parse_reply(text: str) -> Reply:
     first_failure: tuple[int, str] | None = None
     scan = _scan(body, string_aware=True)
     seen: set[tuple[int, int]] = set()
+    truncated = _inside_unclosed_structure(body, scan)
     for current in (scan, None):
         current = current or _scan(body, string_aware=False)
+        in_current = truncated if current is scan else _inside_unclosed_structure(body, current)
         for start, end in current.spans:
             if (start, end) in seen or not _could_be_envelope(body, start, end):
                 continue
-            if start in current.nested and _opens_structure(body, current.nested[start]):
-                continue  # a value inside a JSON object or list that never closed (truncation)
+            if any(start in sc.nested and inside(sc.nested[start])
+                   for sc, inside in ((current, in_current), (scan, truncated))):
+                continue  # a value inside a JSON object or list that never closed (truncation);
+                # the string-aware scan's view counts in the second pass too, where a bracket
+                # inside a string ('[0') can hide the truncation
+
             seen.add((start, end))
             value, fixes, error = _load_or_repair(body[start:end])
             if value is _FAIL:
@@ -199,10 +207,13 @@ def strip_reasoning(text: str) -> str:
 _THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([A-Za-z0-9_+.-]*)[ \t]*$", re.MULTILINE)
 _THOUGHT_LINE = re.compile(r"^[ \t]*Thought[ \t]*:[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
-_ACTION_LINE = re.compile(
-    r"^[ \t]*Action[ \t]*:[ \t]*([A-Za-z_][\w.-]*)[ \t]*(\()?", re.MULTILINE | re.IGNORECASE
+_ACTION_LINE = re.compile(  # at a line start, or after a sentence ("Thought: x. Action: y")
+    r"(?:^|(?<=[.!?。]))[ \t]*Action[ \t]*:[ \t]*([A-Za-z_][\w.-]*)[ \t]*(\()?",
+    re.MULTILINE | re.IGNORECASE,
 )
-_ACTION_INPUT = re.compile(r"^[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE)
+_ACTION_INPUT = re.compile(  # on its own line or on the Action line
+    r"(?:^|(?<=[ \t]))[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE
+)
 _FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
 _ORPHAN_CLOSE = re.compile(r"^[ \t]*</think>", re.MULTILINE | re.IGNORECASE)
 
@@ -289,6 +300,7 @@ class _Scan:
     nested: dict[int, int]  # span start -> the unclosed opener it sits in (innermost)
     last_unclosed: int | None  # the innermost opener never closed
     in_string_at: int | None  # the text ended inside the string that starts here
+    unclosed: list[tuple[int, int]]  # the openers never closed: (first position, run length)
 
 
 _MATCHING = {"}": "{", "]": "["}
@@ -347,9 +359,9 @@ def _scan(text: str, *, string_aware: bool) -> _Scan:
         elif _prev_significant(text, i) in _VALUE_START:
             end = _string_end(text, i)
             if end is None:
-                return _Scan(spans, nested, _innermost(stack), i)
+                return _Scan(spans, nested, _innermost(stack), i, [(e[0], e[1]) for e in stack])
             pos = end
-    return _Scan(spans, nested, _innermost(stack), None)
+    return _Scan(spans, nested, _innermost(stack), None, [(e[0], e[1]) for e in stack])
 
 
 def _innermost(stack: list[list[Any]]) -> int | None:
@@ -398,6 +410,22 @@ def _string_end(text: str, start: int, end: int | None = None) -> int | None:
 
 
 _KEY_AHEAD = re.compile(r"""\s*(?:["'“][^"'”\n]{1,64}["'”]|[A-Za-z_]\w*)\s*[:：]""")
+
+
+def _inside_unclosed_structure(text: str, scan: _Scan) -> Callable[[int], bool]:
+    """A test for spans nested in the unclosed opener at a position: True when that opener, or
+    any unclosed opener around it, starts JSON. Prefix flags and a binary search keep it
+    O(log n) per span however deep the unclosed nesting."""
+    starts = [start for start, _ in scan.unclosed]
+    flags: list[bool] = []
+    for start, count in scan.unclosed:
+        flags.append(bool(flags and flags[-1]) or _opens_structure(text, start + count - 1))
+
+    def inside(opener: int) -> bool:
+        k = bisect.bisect_right(starts, opener) - 1
+        return k >= 0 and flags[k]
+
+    return inside
 
 
 def _opens_structure(text: str, opener: int) -> bool:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from react_agent import OutputParseError, Reply, parse_reply
+from react_agent import OutputParseError, Reply, ToolCall, parse_reply
 
 CASES_FILE = Path(__file__).parent / "data" / "parser_cases.jsonl"
 CASES = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line.strip()]
@@ -220,3 +220,32 @@ def test_each_slip_is_repaired(slip: str) -> None:
     reply = parse_reply(emit(envelope, slip))
     assert got(reply) == intended(envelope)
     assert reply.stage == "repaired"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{'thought': '', 'action': [{'name': '_', 'args': {'_': {'[0': None}}}, "
+        "{'name': '_', 'args': {}}",
+        '{"thought": "", // note\n"action": [{"name": "_", // note\n"args": {"_": {"": null, '
+        '// note\n"[0": null\n}\n}\n}, // note\n{"name": "_", // note\n"args": {}\n}\n',
+    ],
+    ids=["bracket-in-python-key", "bracket-in-key-after-comment"],
+)
+def test_a_call_inside_a_cut_off_action_list_is_not_taken(text: str) -> None:
+    """Found by the corruption property test: a bracket inside a string key hid the
+    truncation of the action list, and the second call was taken as the whole action."""
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(text)
+    assert info.value.kind == "truncated"
+
+
+def test_react_text_on_one_line() -> None:
+    reply = parse_reply("Thought: add. Action: calculate Action Input: {'expression': '1+1',}")
+    assert reply.tool_calls == [ToolCall("calculate", {"expression": "1+1"})]
+    assert reply.thought == "add." and reply.stage == "fallback"
+
+
+def test_action_word_inside_prose_is_not_a_react_marker() -> None:
+    with pytest.raises(OutputParseError):
+        parse_reply("The next Action: calculate might help, but I am not sure.")
