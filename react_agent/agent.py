@@ -78,10 +78,13 @@ class AgentConfig:
     is told it is repeating itself; if it goes on, the run ends with ``loop_detected``."""
     instructions: str = ""
     """Extra instructions appended to the system prompt."""
-    constrained: str = "auto"
+    constrained: str = "off"
     """Schema-constrained replies (:mod:`react_agent.constrain`): ``"auto"`` sends the reply
     schema to backends that accept one (falling back to plain prompting where the server rejects
-    it), ``"on"`` requires it, ``"off"`` never sends it."""
+    it), ``"on"`` requires it, ``"off"`` (the default) never sends it. Measured on the seed
+    scenarios: it removes most format errors of very small models (SmolLM2-135M), but the
+    embedded 1.5B model makes none either way, succeeds as often and runs ~25% slower per step
+    under the grammar, so it is opt-in."""
     routing: str = "auto"
     """Tool routing for big toolboxes (:mod:`react_agent.routing`): ``"auto"`` shows only the
     ``routing_top_k`` tools that best match the task when there are more than

@@ -47,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     backend.add_argument("--api-key", help="API key for --base-url (default: $OPENAI_API_KEY)")
     backend.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
     backend.add_argument(
-        "--constrained", choices=CONSTRAINED_MODES, default="auto",
-        help="constrain replies to the JSON Schema of a valid step where the backend can: auto "
-             "(default; falls back to plain prompting), on (required) or off",
+        "--constrained", choices=CONSTRAINED_MODES, default="off",
+        help="constrain replies to the JSON Schema of a valid step: auto (where the backend "
+             "can; falls back to plain prompting), on (required) or off (default)",
     )
     backend.add_argument(
         "--routing", choices=ROUTING_MODES, default="auto",

@@ -120,7 +120,7 @@ def test_openai_model_falls_back_through_the_forms(fault_server: Any) -> None:
     fault_server.refuse_formats = {"json_schema"}
     fault_server.script = [f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    agent = Agent(model, weather_toolbox())
+    agent = Agent(model, weather_toolbox(), constrained="auto")
     assert agent.run("hi").status == "final_answer"
     assert agent.run("again").status == "final_answer"
     assert [r["response_format"]["type"] for r in fault_server.refused] == ["json_schema"]
@@ -134,7 +134,7 @@ def test_openai_model_uses_plain_prompting_when_every_form_is_refused(fault_serv
     fault_server.refuse_formats = {"json_schema", "json_object"}
     fault_server.script = [f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    agent = Agent(model, weather_toolbox())
+    agent = Agent(model, weather_toolbox(), constrained="auto")
     assert agent.run("hi").status == "final_answer"
     assert agent.run("again").status == "final_answer"
     assert len(fault_server.refused) == 2, "tried once per form, then remembered"
@@ -155,7 +155,7 @@ def test_openai_model_strict_fails_when_every_form_is_refused(fault_server: Any)
 def test_openai_json_schema_form_is_sent_first(fault_server: Any) -> None:
     fault_server.script = [f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    Agent(model, weather_toolbox(), stream=True).run("hi")
+    Agent(model, weather_toolbox(), stream=True, constrained="auto").run("hi")
     form = fault_server.requests[0]["response_format"]
     assert form["type"] == "json_schema" and form["json_schema"]["name"] == "react_step"
     assert fault_server.requests[0]["stream"] is True
@@ -206,10 +206,32 @@ def test_a_routed_run_shows_only_the_chosen_tools_but_can_call_any() -> None:
     call_hidden = json.dumps({"thought": "t", "action": {"name": "play_music",
                                                          "args": {"query": "x"}}})
     model = ScriptedModel([call_hidden, FINAL])
-    result = Agent(model, many_tools(), routing_top_k=2).run("Weather in Oslo? temperature")
+    result = Agent(model, many_tools(), routing_top_k=2, constrained="auto").run(
+        "Weather in Oslo? temperature"
+    )
     assert result.tools == ["get_weather"]
     system = model.calls[0][0]["content"]
     assert "- get_weather:" in system and "- play_music:" not in system
     schema_tools = json.dumps(model.schemas[0])
     assert '"get_weather"' in schema_tools and '"play_music"' not in schema_tools
     assert result.steps[0].observations == ["ok"]  # a tool not shown still runs if named
+
+
+def test_plain_prompting_is_the_default(fault_server: Any) -> None:
+    fault_server.script = [f"reply:{FINAL}"]
+    Agent(OpenAIChatModel(base_url=fault_server.url, max_retries=0), weather_toolbox()).run("hi")
+    assert "response_format" not in fault_server.requests[0]
+
+
+def test_a_500_that_names_response_format_is_a_refused_form(fault_server: Any) -> None:
+    """llama-cpp-python's server answers 500 (a validation error) to the json_schema form."""
+    fault_server.script = [
+        "status:500:1 validation error: body.response_format.type: Input should be 'text' or "
+        "'json_object'", f"reply:{FINAL}",
+    ]
+    model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
+    result = Agent(model, weather_toolbox(), constrained="auto").run("hi")
+    assert result.status == "final_answer"
+    assert [r["response_format"]["type"] for r in fault_server.requests] == [
+        "json_schema", "json_object"]
+    assert model.constrained_form == "json_object+schema"

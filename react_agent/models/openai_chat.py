@@ -218,11 +218,17 @@ class OpenAIChatModel:
         return forms if strict else [*forms, (None, None)]
 
     def _rejected(self, name: str | None, exc: Exception) -> bool:
-        """A ``response_format`` form the server refused (HTTP 400/422 other than a full
-        context): remembered, and the next form is tried."""
+        """A ``response_format`` form the server refused: HTTP 400/422 (other than a full
+        context), or any error that names ``response_format`` (llama-cpp-python's server
+        answers 500 to a form it does not know). Remembered; the next form is tried."""
         o = self._openai
-        refused = isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError))
-        if name is None or not refused or self._explain(exc).cause == "context_length":
+        if name is None or not isinstance(exc, o.APIStatusError):
+            return False
+        text = str(getattr(exc, "message", exc)).lower()
+        refused = isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError)) or (
+            "response_format" in text or "json_schema" in text
+        )
+        if not refused or self._explain(exc).cause == "context_length":
             return False
         self._strict_failure = str(getattr(exc, "message", exc))[:200]
         if name == self.constrained_form:
