@@ -6,12 +6,16 @@ answer, not the wording. One run per scenario (module fixtures), several asserti
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from _common import check_run, seed_turns
 from helpers import assert_streamed
-from tools import SENT_MESSAGES, seed000, seed003, seed004
+from jsonschema import Draft202012Validator
+from tools import SENT_MESSAGES, seed000, seed002, seed003, seed004
 
 from react_agent import Agent, RunResult
+from react_agent.constrain import reply_schema
 
 pytestmark = pytest.mark.real_model
 
@@ -78,3 +82,16 @@ def test_seed004_conversation_remembers_earlier_turns(embedded_model) -> None:
     assert [check_run(r, t) for r, t in zip(results, turns, strict=True)] == [[], [], []]
     assert results[2].tool_calls == []
     assert "Tokyo" in (results[2].final_answer or "")
+
+
+def test_constrained_replies_fit_the_reply_schema(embedded_model) -> None:
+    """Under the grammar every reply is one JSON object of the schema (no fences, no prose)."""
+    turn = spec("seed002-walkthrough-beijing")
+    agent = Agent(embedded_model, seed002, max_steps=5, constrained="on")
+    result = agent.run(turn["user"])
+    validator = Draft202012Validator(reply_schema(seed002))
+    assert result.steps and all(
+        validator.is_valid(json.loads(s.raw_output)) for s in result.steps
+    )
+    assert all(s.stage == "direct" for s in result.steps)
+    assert check_run(result, turn) == []

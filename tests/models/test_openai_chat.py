@@ -3,12 +3,16 @@ refused connection for the error path."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from _common import check_run, seed_turns
 from helpers import assert_streamed
-from tools import seed000
+from jsonschema import Draft202012Validator
+from tools import seed000, seed002
 
 from react_agent import Agent
+from react_agent.constrain import reply_schema
 from react_agent.errors import ModelError
 from react_agent.models import OpenAIChatModel
 
@@ -34,3 +38,16 @@ def test_refused_connection_is_a_model_error_naming_the_url() -> None:
     result = Agent(model).run("hi")
     assert result.status == "model_error"
     assert "Could not connect" in (result.error or "")
+
+
+@pytest.mark.real_model
+def test_constrained_auto_finds_the_servers_response_format(llama_server: str) -> None:
+    """llama-cpp-python's server refuses the OpenAI json_schema form (HTTP 500) and takes
+    {"type": "json_object", "schema": ...}; the replies then fit the schema."""
+    spec = next(t.spec for t in seed_turns("002") if t.label == "seed002-walkthrough-beijing")
+    model = OpenAIChatModel(base_url=llama_server, max_retries=0)
+    result = Agent(model, seed002, max_steps=5, constrained="auto").run(spec["user"])
+    assert model.constrained_form == "json_object+schema"
+    validator = Draft202012Validator(reply_schema(seed002))
+    assert all(validator.is_valid(json.loads(s.raw_output)) for s in result.steps)
+    assert check_run(result, spec) == []
