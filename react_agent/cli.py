@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="per-item results (default: FILE.results.jsonl); items already "
                                "there are skipped")
     evaluate.add_argument("--limit", type=int, help="only the first N items")
+    evaluate.add_argument("--category", help="only the items of this category")
 
     replay = sub.add_parser("replay", help="print a saved trace as the thought chain")
     replay.add_argument("file", help="a trace written with --trace")
@@ -224,7 +225,8 @@ def _chat(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    items = load_suite(args.file)[: args.limit]
+    items = [i for i in load_suite(args.file) if args.category in (None, i.category)]
+    items = items[: args.limit]
     out = args.out or str(Path(args.file).with_suffix("")) + ".results.jsonl"
     model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
     config = AgentConfig(
