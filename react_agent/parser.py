@@ -215,6 +215,7 @@ _ACTION_INPUT = re.compile(  # on its own line or on the Action line
     r"(?:^|(?<=[ \t]))[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE
 )
 _FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
+_TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _ORPHAN_CLOSE = re.compile(r"^[ \t]*</think>", re.MULTILINE | re.IGNORECASE)
 
 
@@ -725,6 +726,18 @@ def _read_action(action: dict[str, Any], fixes: list[str]) -> tuple[ToolCall | N
         return None, answer
     if has_call:
         return _read_call(action, fixes), None
+    if len(action) == 1:  # {"get_weather": {"city": "Paris"}}: the tool name as the key
+        (name, args), = action.items()
+        if _TOOL_NAME.fullmatch(name) and isinstance(args, dict):
+            fixes.append("read {tool: args} action")
+            return ToolCall(name, args), None
+        if _TOOL_NAME.fullmatch(name):
+            raise _Shape(
+                "no_action",
+                f"Its action {_quote(json.dumps(action, ensure_ascii=False)[:60])} names "
+                f'{name!r} but gives no args object; write {{"name": "{name}", "args": '
+                '{"<argument>": ...}}.',
+            )
     raise _Shape(
         "no_action",
         f"Its action {_quote(json.dumps(action, ensure_ascii=False)[:60])} has neither a tool "

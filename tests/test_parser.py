@@ -249,3 +249,11 @@ def test_react_text_on_one_line() -> None:
 def test_action_word_inside_prose_is_not_a_react_marker() -> None:
     with pytest.raises(OutputParseError):
         parse_reply("The next Action: calculate might help, but I am not sure.")
+
+
+def test_tool_name_as_the_action_key() -> None:
+    reply = parse_reply('{"thought": "t", "action": {"calculate": {"expression": "1 + 1"}}}')
+    assert reply.tool_calls == [ToolCall("calculate", {"expression": "1 + 1"})]
+    assert "read {tool: args} action" in reply.repairs
+    with pytest.raises(OutputParseError, match="names 'calculate' but gives no args object"):
+        parse_reply('{"thought": "t", "action": {"calculate": "1 + 1"}}')
