@@ -52,9 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
              "can; falls back to plain prompting), on (required) or off (default)",
     )
     backend.add_argument(
-        "--routing", choices=ROUTING_MODES, default="auto",
-        help="show only the tools that best match the task: auto (default; above 7 tools), "
-             "lexical (always) or off",
+        "--routing", choices=ROUTING_MODES, default="off",
+        help="show only the tools that best match the task: auto (above 7 tools), lexical "
+             "(always) or off (default)",
     )
 
     agent = argparse.ArgumentParser(add_help=False, parents=[backend])  # run and chat

@@ -183,7 +183,7 @@ def many_tools() -> Toolbox:
 
 
 def test_routing_shows_the_best_matching_tools() -> None:
-    config = AgentConfig(routing_top_k=3)
+    config = AgentConfig(routing="auto", routing_top_k=3)
     shown = select_tools(many_tools(), "What's the temperature in Paris today?", config)
     assert shown.names == ["get_weather"]  # the only tool that matches at all
     shown = select_tools(many_tools(), "Book a flight and send an email about the price", config)
@@ -194,9 +194,10 @@ def test_routing_shows_the_best_matching_tools() -> None:
 
 def test_routing_keeps_every_tool_when_nothing_matches_or_few_tools() -> None:
     tools = many_tools()
-    assert select_tools(tools, "北京天气怎么样", AgentConfig()) is tools
-    assert select_tools(tools, "weather", AgentConfig(routing="off")) is tools
-    assert select_tools(tools, "weather", AgentConfig(routing_threshold=20)) is tools
+    assert select_tools(tools, "北京天气怎么样", AgentConfig(routing="auto")) is tools
+    assert select_tools(tools, "weather", AgentConfig()) is tools  # off by default
+    assert select_tools(tools, "weather", AgentConfig(routing="auto",
+                                                      routing_threshold=20)) is tools
     two = select_tools(tools, "weather stock email", AgentConfig(routing="lexical",
                                                                 routing_top_k=2))
     assert len(two) == 2
@@ -206,7 +207,7 @@ def test_a_routed_run_shows_only_the_chosen_tools_but_can_call_any() -> None:
     call_hidden = json.dumps({"thought": "t", "action": {"name": "play_music",
                                                          "args": {"query": "x"}}})
     model = ScriptedModel([call_hidden, FINAL])
-    result = Agent(model, many_tools(), routing_top_k=2, constrained="auto").run(
+    result = Agent(model, many_tools(), routing="auto", routing_top_k=2, constrained="auto").run(
         "Weather in Oslo? temperature"
     )
     assert result.tools == ["get_weather"]

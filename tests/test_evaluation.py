@@ -133,7 +133,8 @@ def test_reference_answers_score_full_marks_and_resume(tmp_path: Path) -> None:
 
     def make_agent(toolbox: Any) -> Agent:
         made.append(1)
-        return Agent(ScriptedModel([perfect]), toolbox, max_steps=1, best_effort_answer=False)
+        return Agent(ScriptedModel([perfect]), toolbox, max_steps=1, best_effort_answer=False,
+                     routing="auto")
 
     out = tmp_path / "r.jsonl"
     records = run_eval(items[:20], out, make_agent)

@@ -141,7 +141,8 @@ ITEMS: list[tuple[str, str, list[dict], list[dict] | None]] = [
     ("choose", "What's 15% of 80?", pick("convert_currency", "calculate", "get_stock_price",
                                         "get_population"),
      [call("calculate", expression=["0.15 * 80", "80 * 0.15", "15 / 100 * 80", "80 * 15 / 100",
-                                    "15% * 80", "0.15*80", "80*0.15"])]),
+                                    "15% * 80", "0.15*80", "80*0.15", "(80 * 0.15)",
+                                    "(0.15 * 80)"])]),
     # parallel: two independent calls
     ("parallel", "What's the weather in Rome and in Madrid?", pick("get_weather"),
      [call("get_weather", city="Rome", unit=OPTIONAL_C),
