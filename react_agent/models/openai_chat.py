@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from ..constrain import RESPONSE_FORMATS
@@ -99,18 +99,10 @@ class OpenAIChatModel:
                 with ``strict``, rejected every ``response_format`` form.
         """
         model = self.model_name()
-        for name, form in self._forms(schema, strict):
-            try:
-                response = self.client.chat.completions.create(
-                    **self._request(model, messages, form)
-                )
-            except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
-                if self._rejected(name, exc):
-                    continue
-                raise self._explain(exc) from exc
-            self._accepted(name, schema)
-            return self._reply(response, model)
-        raise self._unsupported()
+        create = self.client.chat.completions.create
+        response = self._send(lambda form: create(**self._request(model, messages, form)),
+                              schema, strict)
+        return self._reply(response, model)
 
     async def acomplete(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
@@ -118,18 +110,10 @@ class OpenAIChatModel:
     ) -> ModelReply:
         """:meth:`complete` through ``openai.AsyncOpenAI`` (same options, same errors)."""
         model = self._model or await asyncio.to_thread(self.model_name)
-        for name, form in self._forms(schema, strict):
-            try:
-                response = await self._aclient().chat.completions.create(
-                    **self._request(model, messages, form)
-                )
-            except (self._openai.OpenAIError, ValueError) as exc:
-                if self._rejected(name, exc):
-                    continue
-                raise self._explain(exc) from exc
-            self._accepted(name, schema)
-            return self._reply(response, model)
-        raise self._unsupported()
+        create = self._aclient().chat.completions.create
+        response = await self._asend(lambda form: create(**self._request(model, messages, form)),
+                                     schema, strict)
+        return self._reply(response, model)
 
     def stream(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
@@ -142,29 +126,21 @@ class OpenAIChatModel:
             ModelError: as :meth:`complete`, also when the stream breaks off.
         """
         model = self.model_name()
-        parts: list[str] = []
-        final = _Final()
-        for name, form in self._forms(schema, strict):
-            try:
-                chunks = self.client.chat.completions.create(
-                    **self._request(model, messages, form, stream=True)
-                )
-            except (self._openai.OpenAIError, ValueError) as exc:
-                if self._rejected(name, exc):
-                    continue
-                raise self._explain(exc) from exc
-            self._accepted(name, schema)
-            try:
-                for chunk in chunks:
-                    piece = final.take(chunk)
-                    if piece:
-                        parts.append(piece)
-                        yield piece
-            except Exception as exc:
-                raise self._explain(exc) from exc
-            yield final.reply("".join(parts))
-            return
-        raise self._unsupported()
+        create = self.client.chat.completions.create
+        chunks = self._send(
+            lambda form: create(**self._request(model, messages, form, stream=True)),
+            schema, strict,
+        )
+        parts, final = [], _Final()
+        try:
+            for chunk in chunks:
+                piece = final.take(chunk)
+                if piece:
+                    parts.append(piece)
+                    yield piece
+        except Exception as exc:
+            raise self._explain(exc) from exc
+        yield final.reply("".join(parts))
 
     async def astream(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
@@ -172,28 +148,48 @@ class OpenAIChatModel:
     ) -> AsyncIterator[str | ModelReply]:
         """:meth:`stream` through ``openai.AsyncOpenAI``."""
         model = self._model or await asyncio.to_thread(self.model_name)
-        parts: list[str] = []
-        final = _Final()
+        create = self._aclient().chat.completions.create
+        chunks = await self._asend(
+            lambda form: create(**self._request(model, messages, form, stream=True)),
+            schema, strict,
+        )
+        parts, final = [], _Final()
+        try:
+            async for chunk in chunks:
+                piece = final.take(chunk)
+                if piece:
+                    parts.append(piece)
+                    yield piece
+        except Exception as exc:
+            raise self._explain(exc) from exc
+        yield final.reply("".join(parts))
+
+    def _send(self, request: Callable[[Any], Any], schema: dict[str, Any] | None,
+              strict: bool) -> Any:
+        """``request(response_format)`` with each form in turn until the server takes one."""
         for name, form in self._forms(schema, strict):
             try:
-                chunks = await self._aclient().chat.completions.create(
-                    **self._request(model, messages, form, stream=True)
-                )
+                result = request(form)
+            except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
+                if self._rejected(name, exc):
+                    continue
+                raise self._explain(exc) from exc
+            self._accepted(name)
+            return result
+        raise self._unsupported()
+
+    async def _asend(self, request: Callable[[Any], Awaitable[Any]],
+                     schema: dict[str, Any] | None, strict: bool) -> Any:
+        """:meth:`_send` for asyncio."""
+        for name, form in self._forms(schema, strict):
+            try:
+                result = await request(form)
             except (self._openai.OpenAIError, ValueError) as exc:
                 if self._rejected(name, exc):
                     continue
                 raise self._explain(exc) from exc
-            self._accepted(name, schema)
-            try:
-                async for chunk in chunks:
-                    piece = final.take(chunk)
-                    if piece:
-                        parts.append(piece)
-                        yield piece
-            except Exception as exc:
-                raise self._explain(exc) from exc
-            yield final.reply("".join(parts))
-            return
+            self._accepted(name)
+            return result
         raise self._unsupported()
 
     def _aclient(self) -> Any:
@@ -238,7 +234,7 @@ class OpenAIChatModel:
             self.constrained_form = ""
         return True
 
-    def _accepted(self, name: str | None, schema: dict[str, Any] | None) -> None:
+    def _accepted(self, name: str | None) -> None:
         if name is not None:
             self.constrained_form = name
 
