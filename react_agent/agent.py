@@ -573,6 +573,9 @@ class Agent:
             run.final_answer, run.best_effort = step.final_answer, True
             run.error = f"{run.error} The final answer is a best effort from what was observed."
             yield FinalAnswer(step, step.final_answer, best_effort=True)
+        else:
+            run.error = f"{run.error} Asked for a final answer from what it had observed, " \
+                "the model asked for a tool instead (not run)."
         step.tool_calls = []  # no tool runs after the budget
 
     def _invoke_options(self) -> dict[str, Any]:

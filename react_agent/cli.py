@@ -18,7 +18,7 @@ from .batch import BatchTask, load_tasks, run_batch, summary_table
 from .constrain import CONSTRAINED_MODES
 from .display import Printer, progress_bar
 from .errors import ConfigError, OutputParseError
-from .evaluation import load_suite, report, run_eval
+from .evaluation import load_suite, report, run_eval, scored
 from .models.base import ChatModel
 from .parser import parse_reply
 from .routing import ROUTING_MODES
@@ -226,6 +226,8 @@ def _chat(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     items = [i for i in load_suite(args.file) if args.category in (None, i.category)]
+    if not items:
+        raise ConfigError(f"{args.file} has no items of category {args.category!r}.")
     items = items[: args.limit]
     out = args.out or str(Path(args.file).with_suffix("")) + ".results.jsonl"
     model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
@@ -233,11 +235,16 @@ def _eval(args: argparse.Namespace) -> int:
         max_steps=1, max_parse_retries=0, best_effort_answer=False,
         constrained=args.constrained, routing=args.routing,
     )
+    settings = {"model": model.name, "base_url": args.base_url,
+                "constrained": args.constrained, "routing": args.routing}
+    done = len(scored(items, out, settings))
     records = run_eval(
         items, out, lambda toolbox: Agent(model, toolbox, config=config, approver=_approve_all),
-        progress=_show_progress,
+        progress=_show_progress, settings=settings,
     )
     print(file=sys.stderr)
+    if done:
+        print(f"{done} item(s) already scored with these settings in {out} were skipped.")
     for line in report(records):
         print(line)
     print(f"Results: {out}")

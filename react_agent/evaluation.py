@@ -155,7 +155,12 @@ def score(step: Step, expected: tuple[dict[str, Any], ...] | None, toolbox: Tool
     if step.stage is None:
         return False, f"format error: {step.error}"
     if expected is None:
-        return (not calls, "answered directly" if not calls else "called a tool; none fits")
+        if not calls:
+            return True, "answered directly"
+        unknown = [c["name"] for c in calls if c["name"] not in toolbox]
+        if unknown:
+            return False, f"called {unknown[0]} (not one of the tools); none fits"
+        return False, "called a tool; none fits"
     if not calls:
         return False, "answered without calling a tool"
     if len(calls) != len(expected):
@@ -205,20 +210,31 @@ def _same(got: Any, want: Any) -> bool:
     return bool(got == want)
 
 
+def scored(
+    items: Iterable[EvalItem], out: str | os.PathLike[str], settings: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The records already in ``out`` for these items, scored with the same settings."""
+    ids = {i.id for i in items}
+    return [r for r in read_records(out)
+            if r.get("id") in ids and r.get("settings", {}) == settings]
+
+
 def run_eval(
     items: Iterable[EvalItem],
     out: str | os.PathLike[str],
     make_agent: Callable[[Toolbox], Agent],
     progress: Callable[[int, int, EvalItem, dict[str, Any] | None], Any] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Score each item not yet in ``out`` and append its record; returns every record of
-    ``out`` for these items (earlier runs included). A record: ``id``, ``category``,
-    ``question``, ``raw_output``, ``calls``, ``final_answer``, ``parse_error``, ``stage``,
-    ``correct``, ``reason``, ``tools_shown``, ``prompt_tokens``, ``completion_tokens``,
-    ``seconds``."""
+    """Score each item not yet in ``out`` with the same ``settings`` (e.g. model, constrained,
+    routing) and append its record; returns every record of ``out`` for these items and
+    settings (earlier runs included: a changed setting scores the items again). A record:
+    ``id``, ``category``, ``question``, ``settings``, ``raw_output``, ``calls``,
+    ``final_answer``, ``parse_error``, ``stage``, ``correct``, ``reason``, ``tools_shown``,
+    ``prompt_tokens``, ``completion_tokens``, ``seconds``."""
     items = list(items)
-    ids = {i.id for i in items}
-    records = [r for r in read_records(out) if r.get("id") in ids]
+    settings = dict(settings or {})
+    records = scored(items, out, settings)
     done = {r["id"] for r in records}
     todo = [i for i in items if i.id not in done]
     Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -233,7 +249,7 @@ def run_eval(
             correct, reason = score(step, item.expected, toolbox, calls)
             record = {
                 "id": item.id, "category": item.category, "question": item.question,
-                "raw_output": step.raw_output, "calls": calls,
+                "settings": settings, "raw_output": step.raw_output, "calls": calls,
                 "final_answer": step.final_answer, "parse_error": step.error,
                 "stage": step.stage, "correct": correct, "reason": reason,
                 "tools_shown": turn.tools_shown, "prompt_tokens": step.prompt_tokens,

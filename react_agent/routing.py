@@ -30,7 +30,7 @@ def select_tools(toolbox: Toolbox, task: str, config: AgentConfig) -> Toolbox:
     routed = config.routing == "lexical" or (
         config.routing == "auto" and len(toolbox) > config.routing_threshold
     )
-    if not routed or len(toolbox) <= config.routing_top_k:
+    if not routed:
         return toolbox
     tools = list(toolbox.values())
     scores = rank(task, [tool_text(t) for t in tools])

@@ -973,3 +973,10 @@ def test_a_finished_run_cannot_be_resumed(toolbox: Toolbox) -> None:
     done, _ = run(toolbox, [final("x")])
     with pytest.raises(ConfigError, match="already has a final answer"):
         Agent(ScriptedModel([]), toolbox).resume(done)
+
+
+def test_best_effort_tool_call_is_explained(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), act("get_weather", city="Rome")],
+                    max_steps=1)
+    assert result.final_answer is None
+    assert "the model asked for a tool instead (not run)" in (result.error or "")

@@ -236,3 +236,10 @@ def test_a_500_that_names_response_format_is_a_refused_form(fault_server: Any) -
     assert [r["response_format"]["type"] for r in fault_server.requests] == [
         "json_schema", "json_object"]
     assert model.constrained_form == "json_object+schema"
+
+
+def test_lexical_routing_filters_small_toolboxes_too() -> None:
+    tb = Toolbox([many_tools()[n] for n in ("get_weather", "get_stock_price", "set_alarm")])
+    shown = select_tools(tb, "weather in Tokyo and London", AgentConfig(routing="lexical"))
+    assert shown.names == ["get_weather"]
+    assert select_tools(tb, "weather", AgentConfig(routing="auto")) is tb  # under the threshold

@@ -180,3 +180,30 @@ def test_bad_suite_line(tmp_path: Path) -> None:
 
 def test_toolcall_dicts_match_parser_calls() -> None:
     assert ToolCall("a", {"x": 1}).to_dict() == {"name": "a", "args": {"x": 1}}
+
+
+def test_changed_settings_score_again(fault_server: Any, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    fault_server.script = ["reply:" + act(("get_weather", {"city": "Paris"}))]
+    out = tmp_path / "r.jsonl"
+    common = ["eval", str(SUITE), "--limit", "1", "--out", str(out), "--base-url",
+              fault_server.url]
+    assert main([*common, "--routing", "off"]) == 0
+    assert main([*common, "--routing", "off"]) == 0
+    assert "1 item(s) already scored with these settings" in capsys.readouterr().out
+    assert main([*common, "--routing", "lexical"]) == 0
+    assert len(fault_server.requests) == 2, "new settings: scored again"
+    settings = [json.loads(line)["settings"]["routing"] for line in out.read_text().splitlines()]
+    assert settings == ["off", "lexical"]
+
+
+def test_unknown_category_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["eval", str(SUITE), "--category", "bogus", "--base-url", "http://127.0.0.1:9/v1"]
+    assert main(argv) == 2
+    assert "has no items of category 'bogus'" in capsys.readouterr().err
+
+
+def test_a_made_up_tool_is_named_in_the_reason() -> None:
+    step, calls = first(act(("get_capital", {"country": "Italy"})))
+    assert score(step, None, toolbox_from_specs([WEATHER]), calls) == (
+        False, "called get_capital (not one of the tools); none fits")
