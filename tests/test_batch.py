@@ -1,0 +1,61 @@
+"""Tests for react_agent.batch: tasks files, results and the summary (the CLI is tested in
+test_cli.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from react_agent import Agent, ConfigError
+from react_agent.batch import BatchTask, load_tasks, read_records, run_batch, summary_table
+from react_agent.models import ScriptedModel
+
+
+def test_load_tasks(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"task": "a", "expected": ["x"]}\n\n'
+                    '{"id": "b", "task": "b", "tools": "m:o"}\n')
+    assert load_tasks(path) == [BatchTask("1", "a", None, ("x",)), BatchTask("b", "b", "m:o")]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"task": ""}', "line 1: not a task"),
+        ("[1, 2]", "line 1: not a task"),
+        ('{"task": "a", "id": "x"}\n{"task": "b", "id": "x"}', "line 2: the id 'x' is used twice"),
+    ],
+)
+def test_bad_tasks(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "t.jsonl").write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_tasks(tmp_path / "t.jsonl")
+
+
+def test_interrupted_task_is_not_written(tmp_path: Path) -> None:
+    def interrupt(messages: object) -> str:
+        raise KeyboardInterrupt
+
+    tasks = [BatchTask("1", "one"), BatchTask("2", "two"), BatchTask("3", "three")]
+    replies = iter(['{"thought": "t", "action": {"final_answer": "ok"}}', interrupt])
+    report = run_batch(tasks, tmp_path / "r.jsonl",
+                       lambda task: Agent(ScriptedModel([next(replies)])))
+    assert report.interrupted and [r["id"] for r in report.records] == ["1"]
+    assert [r["id"] for r in read_records(tmp_path / "r.jsonl")] == ["1"]
+
+
+def test_summary_table_counts() -> None:
+    records = [
+        {"status": "final_answer", "passed": True, "steps": 2, "prompt_tokens": 10,
+         "completion_tokens": 5, "seconds": 1.5},
+        {"status": "max_steps", "passed": False, "steps": 3, "prompt_tokens": 1,
+         "completion_tokens": 1, "seconds": 0.5},
+    ]
+    rows = [line.split() for line in summary_table(records)]
+    assert rows[0] == ["status", "tasks", "passed", "failed", "steps", "tokens", "seconds"]
+    assert rows[1:] == [["final_answer", "1", "1", "0", "2", "15", "1.5"],
+                        ["max_steps", "1", "0", "1", "3", "2", "0.5"],
+                        ["total", "2", "1", "1", "5", "17", "2.0"]]
+    assert json.dumps(records)  # records are plain JSON
