@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import functools
 import json
 import os
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -324,11 +325,16 @@ class Agent:
             )
         self.approver, self.callbacks = approver, list(callbacks)
         self.system_prompt = prompts.render_system_prompt(self.toolbox, config.instructions)
-        self.reply_schema = reply_schema(self.toolbox)
+
+    @functools.cached_property
+    def reply_schema(self) -> dict[str, Any]:
+        """The JSON Schema of a valid reply for the whole toolbox (built on first use: only
+        constrained runs need it); see :func:`react_agent.constrain.reply_schema`."""
+        return reply_schema(self.toolbox)
 
     def run(self, task: str) -> RunResult:
         """Run ``task`` to the end and return the result (see :meth:`iter` for the events)."""
-        return _last(self.iter(task))
+        return last_result(self.iter(task))
 
     def iter(self, task: str, *, history: Sequence[Message] = ()) -> Iterator[Event]:
         """Run ``task``, yielding an :mod:`~react_agent.events` event as each thing happens (and
@@ -347,7 +353,7 @@ class Agent:
 
     def resume(self, result: RunResult, max_steps: int | None = None) -> RunResult:
         """Continue a run that stopped without a final answer; see :meth:`iter_resume`."""
-        return _last(self.iter_resume(result, max_steps))
+        return last_result(self.iter_resume(result, max_steps))
 
     def iter_resume(self, result: RunResult, max_steps: int | None = None) -> Iterator[Event]:
         """Continue ``result`` (e.g. loaded with :meth:`RunResult.load`) with ``max_steps`` more
@@ -736,7 +742,8 @@ def _resumable(result: RunResult, system_prompt: str) -> tuple[list[Message], li
     return messages, steps
 
 
-def _last(events: Iterator[Event]) -> RunResult:
+def last_result(events: Iterable[Event]) -> RunResult:
+    """The :class:`RunResult` carried by the ``RunFinished`` event that ends ``events``."""
     for event in events:
         if isinstance(event, RunFinished):
             return event.result

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import prompts
+from .agent import last_result
 from .errors import ConfigError
 from .events import Event, HistoryCompressed, RunFinished
 from .models.base import Message
@@ -58,12 +59,7 @@ class Conversation:
 
     def ask(self, text: str) -> RunResult:
         """Run one user turn on top of the history; returns that turn's :class:`RunResult`."""
-        result = None
-        for event in self.iter(text):
-            if isinstance(event, RunFinished):
-                result = event.result
-        assert result is not None
-        return result
+        return last_result(self.iter(text))
 
     def iter(self, text: str) -> Iterator[Event]:
         """:meth:`ask`, one event at a time (a :class:`HistoryCompressed` event first when the
