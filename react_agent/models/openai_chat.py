@@ -131,16 +131,15 @@ class OpenAIChatModel:
             lambda form: create(**self._request(model, messages, form, stream=True)),
             schema, strict,
         )
-        parts, final = [], _Final()
+        final = _Final()
         try:
             for chunk in chunks:
                 piece = final.take(chunk)
                 if piece:
-                    parts.append(piece)
                     yield piece
         except Exception as exc:
             raise self._explain(exc) from exc
-        yield final.reply("".join(parts))
+        yield final.reply()
 
     async def astream(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
@@ -153,16 +152,15 @@ class OpenAIChatModel:
             lambda form: create(**self._request(model, messages, form, stream=True)),
             schema, strict,
         )
-        parts, final = [], _Final()
+        final = _Final()
         try:
             async for chunk in chunks:
                 piece = final.take(chunk)
                 if piece:
-                    parts.append(piece)
                     yield piece
         except Exception as exc:
             raise self._explain(exc) from exc
-        yield final.reply("".join(parts))
+        yield final.reply()
 
     def _send(self, request: Callable[[Any], Any], schema: dict[str, Any] | None,
               strict: bool) -> Any:
@@ -356,14 +354,15 @@ def _refused(exc: BaseException) -> bool:
 
 
 class _Final:
-    """Collects what a streamed completion says besides its text: usage and finish reason."""
+    """Collects a streamed completion: its text pieces, usage and finish reason."""
 
     def __init__(self) -> None:
+        self.parts: list[str] = []
         self.usage: Any = None
         self.finish_reason: str | None = None
 
     def take(self, chunk: Any) -> str:
-        """The text piece of ``chunk`` (``""`` if none); remembers usage and finish reason."""
+        """The text piece of ``chunk`` (``""`` if none), kept with usage and finish reason."""
         if getattr(chunk, "usage", None):
             self.usage = chunk.usage
         choices = getattr(chunk, "choices", None) or []
@@ -371,11 +370,13 @@ class _Final:
             return ""
         self.finish_reason = choices[0].finish_reason or self.finish_reason
         delta = getattr(choices[0], "delta", None)
-        return (getattr(delta, "content", None) or "") if delta is not None else ""
+        piece = (getattr(delta, "content", None) or "") if delta is not None else ""
+        self.parts.append(piece)
+        return piece
 
-    def reply(self, text: str) -> ModelReply:
+    def reply(self) -> ModelReply:
         return ModelReply(
-            text=text,
+            text="".join(self.parts),
             prompt_tokens=getattr(self.usage, "prompt_tokens", None),
             completion_tokens=getattr(self.usage, "completion_tokens", None),
             finish_reason=self.finish_reason,
