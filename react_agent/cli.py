@@ -8,6 +8,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _show_warnings()
     commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run, "eval": _eval}
     try:
         return commands[args.command](args)
@@ -130,6 +132,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("react-agent: interrupted", file=sys.stderr)
         return 130
+
+
+def _show_warnings() -> None:
+    """The library's warnings (e.g. the embedded model's safe CPU configuration), one line each
+    on stderr."""
+    logger = logging.getLogger("react_agent")
+    if not any(getattr(h, "react_agent_cli", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("react-agent: %(message)s"))
+        handler.setLevel(logging.WARNING)
+        handler.react_agent_cli = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
 
 
 def _run(args: argparse.Namespace) -> int:

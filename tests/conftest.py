@@ -1,7 +1,9 @@
 """Shared fixtures: the real embedded model and a real llama.cpp HTTP server on 127.0.0.1.
 
 Real-model tests are skipped when the ``local``/``server`` extras are not installed, unless
-``REACT_AGENT_REQUIRE_REAL_MODEL=1`` (set by ``.ci/run``), which turns the skip into a failure.
+``REACT_AGENT_REQUIRE_REAL_MODEL=1`` (set by ``.ci/run``), which turns the skip into a failure;
+under that variable the session also fails when fewer ``real_model`` tests ran (passed or
+failed) than were collected, whatever the reason they did not run.
 """
 
 from __future__ import annotations
@@ -24,8 +26,39 @@ sys.path.insert(0, str(ROOT / "examples"))  # the seed toolboxes and scenario ch
 sys.path.insert(0, str(ROOT / "tests"))  # fault_server
 
 
+REQUIRE_REAL_MODEL = os.environ.get("REACT_AGENT_REQUIRE_REAL_MODEL") == "1"
+_real_model_tests: set[str] = set()  # collected (after -m/-k selection)
+_ran: set[str] = set()  # whose test body ran: passed or failed, not skipped
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _real_model_tests.update(
+        item.nodeid for item in session.items if item.get_closest_marker("real_model")
+    )
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and not report.skipped:
+        _ran.add(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    missing = sorted(_real_model_tests - _ran)
+    if not REQUIRE_REAL_MODEL or not missing:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [f"REACT_AGENT_REQUIRE_REAL_MODEL=1: {len(missing)} of {len(_real_model_tests)} "
+             "real-model tests did not run:", *(f"  {nodeid}" for nodeid in missing)]
+    for line in lines:
+        if reporter is not None:
+            reporter.write_line(line, red=True)
+        else:
+            print(line, file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def _need(reason: str) -> None:
-    if os.environ.get("REACT_AGENT_REQUIRE_REAL_MODEL") == "1":
+    if REQUIRE_REAL_MODEL:
         pytest.fail(f"real-model test cannot run: {reason}")
     pytest.skip(reason)
 
@@ -64,14 +97,16 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def llama_server(gguf_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``python -m llama_cpp.server`` on a free loopback port; yields its base URL."""
+    """A real llama-cpp-python server (``llama_cpp.server``, run through
+    ``react_agent.models.llama_server``) on a free loopback port; yields its base URL."""
     if importlib.util.find_spec("llama_cpp.server") is None or importlib.util.find_spec(
         "uvicorn"
     ) is None:
         _need("the llama.cpp server is not installed (pip install '.[server]')")
     port = _free_port()
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path),
+        # llama_cpp.server behind react-agent's CPU decision (no SIGILL on a lying CPU)
+        sys.executable, "-m", "react_agent.models.llama_server", "--model", str(gguf_path),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
     ]
     log_path = tmp_path_factory.mktemp("llama_server") / "server.log"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -10,7 +11,10 @@ from typing import Any
 
 from ..errors import ConfigError, ModelError
 from .base import STOP_SEQUENCES, Message, ModelReply
+from .cpu_probe import Verdict, decide
 from .weights import Progress, default_model_path
+
+_PARAMS_LOCK = threading.Lock()
 
 
 class LlamaCppModel:
@@ -25,6 +29,13 @@ class LlamaCppModel:
         max_tokens: cap on one reply, in tokens.
         seed: sampling seed.
         progress: called with ``(bytes_done, bytes_total)`` while the default weights are assembled.
+        extra_buffer_types: llama.cpp's fast CPU path (weight repacking into extra buffer
+            types: AMX, AVX-512, AVX2 layouts). ``None`` (default) = decided once per machine by
+            a probe in a child process, because some virtual machines advertise instructions
+            they do not run and the process would die by SIGILL; ``True``/``False`` forces it.
+            The environment variable ``REACT_AGENT_EXTRA_BUFFER_TYPES=1``/``0`` does the same
+            for every model (see :mod:`react_agent.models.cpu_probe`). After :meth:`load`,
+            :attr:`verdict` says what was used and why.
 
     The model loads on the first :meth:`complete` (or :meth:`load`). llama.cpp reuses its KV cache
     for the common prefix of consecutive requests, so an append-only history only pays for the
@@ -44,12 +55,15 @@ class LlamaCppModel:
         max_tokens: int = 512,
         seed: int = 0,
         progress: Progress | None = None,
+        extra_buffer_types: bool | None = None,
     ) -> None:
         self.model_path = Path(model_path) if model_path else None
         if self.model_path is not None and not self.model_path.is_file():
             raise ConfigError(f"No GGUF model file at {self.model_path}.")
         self.n_ctx, self.n_threads, self.seed = n_ctx, n_threads or os.cpu_count() or 1, seed
         self.temperature, self.max_tokens, self.progress = temperature, max_tokens, progress
+        self.extra_buffer_types = extra_buffer_types
+        self.verdict: Verdict | None = None
         self._llama: Any = None
         self._lock = threading.Lock()
 
@@ -74,14 +88,16 @@ class LlamaCppModel:
                 "--base-url URL."
             ) from exc
         path = self.model_path or default_model_path(self.progress)
+        verdict = decide(path, self.extra_buffer_types)
         try:
-            self._llama = Llama(
-                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                seed=self.seed, verbose=False,
-            )
+            with use_extra_bufts(verdict.extra_buffer_types):
+                self._llama = Llama(
+                    model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                    seed=self.seed, verbose=False,
+                )
         except (ValueError, RuntimeError) as exc:
             raise ConfigError(f"llama.cpp could not load {path}: {exc}") from exc
-        self.model_path = path
+        self.model_path, self.verdict = path, verdict
 
     def complete(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
@@ -163,3 +179,40 @@ class LlamaCppModel:
             f"{exc}. Use fewer steps or a larger n_ctx.",
             cause="context_length",
         )
+
+
+@contextlib.contextmanager
+def use_extra_bufts(enabled: bool) -> Iterator[None]:
+    """Within this block, llama-cpp-python's ``Llama(...)`` loads models with llama.cpp's model
+    parameter ``use_extra_bufts = enabled``.
+
+    ``Llama`` takes no argument for it: it starts from ``llama_model_default_params()`` while
+    constructing, so for ``enabled=False`` that function is wrapped for the duration of the
+    block (under a lock: one load at a time). ``enabled=True`` is llama.cpp's default and
+    changes nothing.
+
+    Raises:
+        ConfigError: this llama-cpp-python's ``llama_model_params`` has no ``use_extra_bufts``
+            (older than 0.3.36).
+    """
+    if enabled:
+        yield
+        return
+    import llama_cpp.llama_cpp as lib
+
+    if "use_extra_bufts" not in {name for name, *_ in lib.llama_model_params._fields_}:
+        raise ConfigError("This llama-cpp-python cannot turn off extra buffer types; upgrade it: "
+                          "pip install 'llama-cpp-python>=0.3.36,<0.4'.")
+    with _PARAMS_LOCK:
+        default_params = lib.llama_model_default_params
+
+        def safe_params() -> Any:
+            params = default_params()
+            params.use_extra_bufts = False
+            return params
+
+        lib.llama_model_default_params = safe_params
+        try:
+            yield
+        finally:
+            lib.llama_model_default_params = default_params

@@ -47,12 +47,6 @@ def test_seed003_umbrella_answer_takes_the_sunny_branch(umbrella_run) -> None:
     assert "带伞" not in answer.replace("不带伞", "").replace("不用带伞", "")
 
 
-@pytest.mark.xfail(strict=True, reason="known model limit: at temperature 0 the 1.5B model "
-                   "answers '天气不错，可以不带伞。' without repeating the weather (晴, 15-25℃)")
-def test_seed003_umbrella_answer_passes_every_scenario_check(umbrella_run) -> None:
-    assert check_run(umbrella_run, spec("seed003-umbrella-beijing")) == []
-
-
 def test_seed000_arithmetic_streamed(embedded_model) -> None:
     turn = spec("seed000-calculate-round")
     events = list(Agent(embedded_model, seed000, max_steps=10, stream=True).iter(turn["user"]))
@@ -95,3 +89,28 @@ def test_constrained_replies_fit_the_reply_schema(embedded_model) -> None:
     )
     assert all(s.stage == "direct" for s in result.steps)
     assert check_run(result, turn) == []
+
+
+def test_the_cpu_probe_reaches_a_verdict_and_the_model_runs_under_it(gguf_path, tmp_path) -> None:
+    """The real probe child on the real model: a clean exit (fast path) on a CPU that runs what
+    it advertises, a SIGILL (safe configuration) on one that does not; either way a cached
+    verdict, and the model then answers in this process under it."""
+    from react_agent.models import LlamaCppModel
+    from react_agent.models.cpu_probe import decide
+
+    verdict = decide(gguf_path, cache_file=tmp_path / "cpu-probe.json")
+    assert verdict.source == "probed", verdict.reason
+    model = LlamaCppModel(gguf_path, extra_buffer_types=verdict.extra_buffer_types, max_tokens=8)
+    reply = model.complete([{"role": "user", "content": "Say OK."}])
+    assert reply.text.strip() and reply.completion_tokens
+    assert model._llama.model_params.use_extra_bufts is verdict.extra_buffer_types
+
+
+def test_the_safe_configuration_loads_without_extra_buffer_types(gguf_path) -> None:
+    from react_agent.models import LlamaCppModel
+
+    model = LlamaCppModel(gguf_path, extra_buffer_types=False, max_tokens=16)
+    reply = model.complete([{"role": "user", "content": "What is 2 + 3? Answer with a number."}])
+    assert model._llama.model_params.use_extra_bufts is False
+    assert model.verdict is not None and model.verdict.source == "forced"
+    assert "5" in reply.text
