@@ -7,6 +7,7 @@ answer, not the wording. One run per scenario (module fixtures), several asserti
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from _common import check_run, seed_turns
@@ -114,3 +115,38 @@ def test_the_safe_configuration_loads_without_extra_buffer_types(gguf_path) -> N
     assert model._llama.model_params.use_extra_bufts is False
     assert model.verdict is not None and model.verdict.source == "forced"
     assert "5" in reply.text
+
+
+def test_the_readme_main_job_on_a_cpu_whose_fast_path_dies(gguf_path, tmp_path) -> None:
+    """The README's run command on a machine where the probe died by SIGILL (its cached verdict
+    seeded here): one line says the safe configuration is used and why, then the thought chain
+    and a final answer holding line count x 3."""
+    import subprocess
+    import sys
+
+    from react_agent.models.cpu_probe import CACHE_FILE, probe_key
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for name in (gguf_path.name, gguf_path.name + ".sha256"):  # the weights, not a new copy
+        (cache / name).symlink_to(gguf_path.with_name(name))
+    reason = "a probe of llama.cpp's fast CPU path died by SIGILL (seeded by a test)"
+    (cache / CACHE_FILE).write_text(json.dumps(
+        {probe_key(gguf_path): {"extra_buffer_types": False, "reason": reason}}))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "README.md").write_text("".join(f"line {n}\n" for n in range(1, 38)))  # 37 lines
+    env = {**os.environ, "REACT_AGENT_CACHE": str(cache)}
+    env.pop("REACT_AGENT_EXTRA_BUFFER_TYPES", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "react_agent", "run",
+         "How many lines does README.md have, times 3?"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=900, check=False,
+    )
+    said = [line for line in done.stderr.splitlines() if "extra buffer types" in line]
+    assert said == [f"react-agent: llama.cpp runs without extra buffer types (weight repacking, "
+                    f"slower): {reason}; REACT_AGENT_EXTRA_BUFFER_TYPES=1 forces the fast path."]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Thought:" in done.stdout and "Observation:" in done.stdout
+    final = [line for line in done.stdout.splitlines() if line.startswith("Final answer")]
+    assert final and "111" in final[0]
