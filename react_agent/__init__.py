@@ -16,7 +16,7 @@ Quick start::
     print(result.status, result.final_answer)
 """
 
-from .agent import STATUSES, Agent, AgentConfig, RunResult, Step
+from .agent import Agent, AgentConfig
 from .conversation import Conversation
 from .errors import (
     ConfigError,
@@ -25,9 +25,9 @@ from .errors import (
     ReactAgentError,
     ToolDefinitionError,
 )
-from .invoker import ToolResult
-from .parser import Reply, ToolCall, parse_reply
+from .parser import Reply, parse_reply
 from .toolbox import Tool, Toolbox
+from .types import STATUSES, RunResult, Step, ToolCall, ToolResult
 
 __version__ = "0.1.0"
 

@@ -12,12 +12,9 @@ import copy
 import dataclasses
 import functools
 import json
-import os
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import prompts
@@ -41,25 +38,18 @@ from .events import (
 from .invoker import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     Approver,
-    ToolResult,
     ainvoke_all,
     invoke_all,
 )
-from .models.base import ChatModel, Message, ModelReply
-from .parser import Reply, ToolCall, parse_reply, strip_reasoning
-from .persist import read_json, write_atomically
+from .models.base import ChatModel
+from .parser import Reply, parse_reply, strip_reasoning
 from .routing import ROUTING_MODES, select_tools
 from .stream import FinalAnswerStream
 from .toolbox import Toolbox
+from .types import Message, ModelReply, RunResult, Step, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from .conversation import Conversation
-
-STATUSES = (
-    "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
-)
-"""How a run can end (``RunResult.status``)."""
-
 
 @dataclass
 class AgentConfig:
@@ -115,167 +105,6 @@ class AgentConfig:
             raise ConfigError(f"routing must be one of {', '.join(ROUTING_MODES)}.")
         if self.routing_top_k < 1:
             raise ConfigError("routing_top_k must be at least 1.")
-
-
-@dataclass
-class Step:
-    """One model call and what came of it.
-
-    Attributes:
-        index: 1-based number of the model call in the run.
-        raw_output: the model's reply exactly as returned.
-        thought: the parsed thought, or ``None``.
-        tool_calls: the calls the model asked for (empty for a final answer or a parse error).
-        results: one :class:`ToolResult` per call, in the same order.
-        final_answer: the final answer given in this step, or ``None``.
-        stage: parser stage that succeeded (``direct``/``fenced``/``fallback``/``repaired``).
-        repairs: what the parser cleaned or repaired.
-        error: the parse error (what was wrong) when the reply was unusable, else ``None``.
-        model_seconds: wall time of the model call.
-        prompt_tokens, completion_tokens: token usage reported by the model backend.
-        best_effort: the extra model call made after ``max_steps`` ran out, asking only for a
-            final answer.
-    """
-
-    index: int
-    raw_output: str = ""
-    thought: str | None = None
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    results: list[ToolResult] = field(default_factory=list)
-    final_answer: str | None = None
-    stage: str | None = None
-    repairs: list[str] = field(default_factory=list)
-    error: str | None = None
-    model_seconds: float = 0.0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    best_effort: bool = False
-
-    @property
-    def observations(self) -> list[str]:
-        """The observation text of each tool call, in order."""
-        return [r.observation for r in self.results]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index, "raw_output": self.raw_output, "thought": self.thought,
-            "tool_calls": [c.to_dict() for c in self.tool_calls],
-            "results": [r.to_dict() for r in self.results],
-            "observations": self.observations, "final_answer": self.final_answer,
-            "stage": self.stage, "repairs": self.repairs, "error": self.error,
-            "model_seconds": round(self.model_seconds, 6),
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "best_effort": self.best_effort,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Step:
-        """The inverse of :meth:`to_dict` (for saved runs, checkpoints and traces)."""
-        return cls(
-            index=data["index"], raw_output=data.get("raw_output", ""),
-            thought=data.get("thought"),
-            tool_calls=[ToolCall(c["name"], c.get("args") or {}) for c in data["tool_calls"]],
-            results=[ToolResult.from_dict(r) for r in data.get("results", [])],
-            final_answer=data.get("final_answer"), stage=data.get("stage"),
-            repairs=list(data.get("repairs") or []), error=data.get("error"),
-            model_seconds=data.get("model_seconds") or 0.0,
-            prompt_tokens=data.get("prompt_tokens"),
-            completion_tokens=data.get("completion_tokens"),
-            best_effort=bool(data.get("best_effort")),
-        )
-
-
-@dataclass
-class RunResult:
-    """The outcome and the whole trajectory of one run (JSON-serialisable via :meth:`to_dict`).
-
-    Attributes:
-        task: the user's task.
-        status: one of :data:`STATUSES`.
-        final_answer: the answer, or ``None`` if the run ended otherwise.
-        steps: every model call, in order, including unusable replies.
-        error: what went wrong, in words a user can act on (``None`` for a final answer).
-        messages: the conversation as sent to the model (system, user, assistant, ...).
-        best_effort: the final answer was asked for after ``max_steps`` ran out (status stays
-            ``max_steps``): it rests on what was observed so far and may be incomplete.
-        tools: the names of the tools the model was shown (fewer than the toolbox's when
-            routing picked the best matches for the task).
-    """
-
-    task: str
-    status: str
-    final_answer: str | None
-    steps: list[Step]
-    error: str | None = None
-    messages: list[Message] = field(default_factory=list)
-    best_effort: bool = False
-    tools: list[str] = field(default_factory=list)
-
-    @property
-    def usage(self) -> dict[str, Any]:
-        """Totals: ``prompt_tokens``, ``completion_tokens``, ``model_seconds``,
-        ``tool_seconds``, ``model_calls``, ``tool_calls``."""
-        return {
-            "prompt_tokens": sum(s.prompt_tokens or 0 for s in self.steps),
-            "completion_tokens": sum(s.completion_tokens or 0 for s in self.steps),
-            "model_seconds": round(sum(s.model_seconds for s in self.steps), 6),
-            "tool_seconds": round(sum(r.seconds for s in self.steps for r in s.results), 6),
-            "model_calls": len(self.steps),
-            "tool_calls": sum(len(s.results) for s in self.steps),
-        }
-
-    @property
-    def stage_counts(self) -> dict[str, int]:
-        """How many replies each parser stage recovered (``"error"`` for unusable ones)."""
-        return dict(Counter(s.stage or "error" for s in self.steps))
-
-    @property
-    def tool_calls(self) -> list[ToolCall]:
-        """Every tool call of the run, in order."""
-        return [c for s in self.steps for c in s.tool_calls]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "task": self.task, "status": self.status, "final_answer": self.final_answer,
-            "best_effort": self.best_effort, "error": self.error, "tools": self.tools,
-            "usage": self.usage,
-            "stage_counts": self.stage_counts,
-            "steps": [s.to_dict() for s in self.steps], "messages": self.messages,
-        }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunResult:
-        """The inverse of :meth:`to_dict`.
-
-        Raises:
-            ConfigError: ``data`` is not a saved RunResult (the message says what is missing).
-        """
-        try:
-            return cls(
-                task=data["task"], status=data["status"], final_answer=data.get("final_answer"),
-                steps=[Step.from_dict(s) for s in data["steps"]], error=data.get("error"),
-                messages=list(data.get("messages") or []),
-                best_effort=bool(data.get("best_effort")), tools=list(data.get("tools") or []),
-            )
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"Not a saved RunResult: missing or malformed {exc}.") from exc
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_json` to ``path`` (UTF-8), atomically: a temporary file in the same
-        folder is renamed over ``path``, so a crash never leaves half a file."""
-        write_atomically(Path(path), self.to_json())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> RunResult:
-        """Read a file written by :meth:`save`.
-
-        Raises:
-            ConfigError: the file cannot be read or is not a saved RunResult.
-        """
-        return cls.from_dict(read_json(Path(path)))
 
 
 class Agent:

@@ -19,8 +19,8 @@ from . import prompts
 from .agent import last_result
 from .errors import ConfigError
 from .events import Event, HistoryCompressed, RunFinished
-from .models.base import Message
 from .persist import read_json, write_atomically
+from .types import Message
 
 if TYPE_CHECKING:
     from .agent import Agent, RunResult

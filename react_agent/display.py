@@ -10,7 +10,6 @@ import os
 import sys
 from typing import TextIO
 
-from .agent import RunResult
 from .events import (
     Event,
     FinalAnswer,
@@ -23,6 +22,7 @@ from .events import (
     RunStarted,
     ToolFinished,
 )
+from .types import RunResult
 
 _STYLES = {
     "task": "1", "thought": "36", "action": "33", "observation": "32", "error": "31",

@@ -17,12 +17,9 @@ backend with ``stream``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .agent import RunResult, Step
-    from .invoker import ToolResult
-    from .parser import Reply, ToolCall
+from .parser import Reply
+from .types import RunResult, Step, ToolCall, ToolResult
 
 
 @dataclass(frozen=True)

@@ -15,56 +15,16 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from .parser import ToolCall
 from .toolbox import Tool, Toolbox
+from .types import ToolCall, ToolResult
 
 DEFAULT_MAX_OBSERVATION_CHARS = 8000
 """Observations longer than this (characters) are cut, with a marker saying how much was cut."""
-
-
-@dataclass
-class ToolResult:
-    """The outcome of one tool call.
-
-    Attributes:
-        call: the call as the model wrote it.
-        observation: the text the model gets back.
-        ok: the tool ran and returned.
-        error: ``None``, or the failure kind: ``"unknown_tool"``, ``"invalid_args"``,
-            ``"tool_error"``, ``"timeout"``.
-        args: the arguments after cleaning (what the tool was called with).
-        cleaning: what the cleaning changed, in words (e.g. ``"stripped spaces from city"``).
-        seconds: wall time of the tool call.
-    """
-
-    call: ToolCall
-    observation: str
-    ok: bool
-    error: str | None = None
-    args: dict[str, Any] = field(default_factory=dict)
-    cleaning: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.call.name, "args": self.call.args, "cleaned_args": self.args,
-            "observation": self.observation, "ok": self.ok, "error": self.error,
-            "cleaning": self.cleaning, "seconds": round(self.seconds, 6),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ToolResult:
-        """The inverse of :meth:`to_dict` (for saved runs and traces)."""
-        return cls(
-            ToolCall(data["name"], data.get("args") or {}), data["observation"], data["ok"],
-            data.get("error"), data.get("cleaned_args") or {}, list(data.get("cleaning") or []),
-            data.get("seconds") or 0.0,
-        )
 
 
 Approver = Callable[[Tool, dict[str, Any]], bool]

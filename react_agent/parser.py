@@ -25,27 +25,17 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import prompts
 from .errors import OutputParseError
+from .types import ToolCall
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
 FINAL_KEYS = ("final_answer", "answer", "final", "response")
 _CALL_KEYS = {*NAME_KEYS, *ARGS_KEYS, "thought", "id", "type"}
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call requested by the model: ``name`` and its ``args`` (a JSON object)."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "args": self.args}
 
 
 @dataclass(frozen=True)

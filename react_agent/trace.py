@@ -29,7 +29,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .agent import RunResult, Step
 from .errors import ConfigError
 from .events import (
     Event,
@@ -42,8 +41,8 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .invoker import ToolResult
 from .parser import Reply
+from .types import RunResult, Step, ToolResult
 
 
 class TraceWriter:

@@ -4,7 +4,8 @@
 model works with the core dependencies alone.
 """
 
-from .base import ChatModel, Message, ModelReply
+from ..types import Message, ModelReply
+from .base import ChatModel
 from .llama_cpp import LlamaCppModel
 from .openai_chat import OpenAIChatModel
 from .scripted import ScriptedModel

@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-Message = dict[str, str]
-"""One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+from ..types import Message, ModelReply
+
+__all__ = ["STOP_SEQUENCES", "ChatModel", "Message", "ModelReply"]
 
 STOP_SEQUENCES = ("\nObservation:", '\n{"thought"', "\n(the tool result", "\nUser:")
 """Where generation stops: small models go on to invent the observation and the next step after
 their first JSON object (in the shapes of the prompt's examples). The parser would ignore that
 text; stopping keeps it out of the history and saves its tokens and time. (The OpenAI API takes
 at most four stop sequences.)"""
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    """One completion.
-
-    Attributes:
-        text: the raw reply text.
-        prompt_tokens: tokens the backend counted in the prompt (``None`` if it did not say).
-        completion_tokens: tokens generated (``None`` if unknown).
-        finish_reason: the backend's stop reason (``"stop"``, ``"length"``, ...) if known.
-    """
-
-    text: str
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    finish_reason: str | None = None
 
 
 @runtime_checkable

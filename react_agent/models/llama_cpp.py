@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ModelError
-from .base import STOP_SEQUENCES, Message, ModelReply
+from ..types import Message, ModelReply
+from .base import STOP_SEQUENCES
 from .cpu_probe import Verdict, decide
 from .weights import Progress, default_model_path
 

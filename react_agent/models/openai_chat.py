@@ -10,7 +10,8 @@ from typing import Any
 
 from ..constrain import RESPONSE_FORMATS
 from ..errors import ConfigError, ModelError
-from .base import STOP_SEQUENCES, Message, ModelReply
+from ..types import Message, ModelReply
+from .base import STOP_SEQUENCES
 
 
 class OpenAIChatModel:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..errors import ModelError
-from .base import Message, ModelReply
+from ..types import Message, ModelReply
 
 Responder = Callable[[Sequence[Message]], str]
 

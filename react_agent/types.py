@@ -1,0 +1,257 @@
+"""The plain data types every layer shares: tool calls, chat messages, model replies, tool
+results, steps and the result of a run (with its :data:`Status`).
+
+They hold data and convert to and from JSON; nothing here runs a model or a tool.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from .errors import ConfigError
+from .persist import read_json, write_atomically
+
+Status = Literal[
+    "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
+]
+"""How a run can end (``RunResult.status``)."""
+
+STATUSES: tuple[Status, ...] = get_args(Status)
+"""Every :data:`Status`, in the order above."""
+
+Message = dict[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call requested by the model: ``name`` and its ``args`` (a JSON object)."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "args": self.args}
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """One completion.
+
+    Attributes:
+        text: the raw reply text.
+        prompt_tokens: tokens the backend counted in the prompt (``None`` if it did not say).
+        completion_tokens: tokens generated (``None`` if unknown).
+        finish_reason: the backend's stop reason (``"stop"``, ``"length"``, ...) if known.
+    """
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one tool call.
+
+    Attributes:
+        call: the call as the model wrote it.
+        observation: the text the model gets back.
+        ok: the tool ran and returned.
+        error: ``None``, or the failure kind: ``"unknown_tool"``, ``"invalid_args"``,
+            ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``.
+        args: the arguments after cleaning (what the tool was called with).
+        cleaning: what the cleaning changed, in words (e.g. ``"stripped spaces from city"``).
+        seconds: wall time of the tool call.
+    """
+
+    call: ToolCall
+    observation: str
+    ok: bool
+    error: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    cleaning: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.call.name, "args": self.call.args, "cleaned_args": self.args,
+            "observation": self.observation, "ok": self.ok, "error": self.error,
+            "cleaning": self.cleaning, "seconds": round(self.seconds, 6),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolResult:
+        """The inverse of :meth:`to_dict` (for saved runs and traces)."""
+        return cls(
+            ToolCall(data["name"], data.get("args") or {}), data["observation"], data["ok"],
+            data.get("error"), data.get("cleaned_args") or {}, list(data.get("cleaning") or []),
+            data.get("seconds") or 0.0,
+        )
+
+
+@dataclass
+class Step:
+    """One model call and what came of it.
+
+    Attributes:
+        index: 1-based number of the model call in the run.
+        raw_output: the model's reply exactly as returned.
+        thought: the parsed thought, or ``None``.
+        tool_calls: the calls the model asked for (empty for a final answer or a parse error).
+        results: one :class:`ToolResult` per call, in the same order.
+        final_answer: the final answer given in this step, or ``None``.
+        stage: parser stage that succeeded (``direct``/``fenced``/``fallback``/``repaired``).
+        repairs: what the parser cleaned or repaired.
+        error: the parse error (what was wrong) when the reply was unusable, else ``None``.
+        model_seconds: wall time of the model call.
+        prompt_tokens, completion_tokens: token usage reported by the model backend.
+        best_effort: the extra model call made after ``max_steps`` ran out, asking only for a
+            final answer.
+    """
+
+    index: int
+    raw_output: str = ""
+    thought: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    results: list[ToolResult] = field(default_factory=list)
+    final_answer: str | None = None
+    stage: str | None = None
+    repairs: list[str] = field(default_factory=list)
+    error: str | None = None
+    model_seconds: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    best_effort: bool = False
+
+    @property
+    def observations(self) -> list[str]:
+        """The observation text of each tool call, in order."""
+        return [r.observation for r in self.results]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "raw_output": self.raw_output, "thought": self.thought,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "results": [r.to_dict() for r in self.results],
+            "observations": self.observations, "final_answer": self.final_answer,
+            "stage": self.stage, "repairs": self.repairs, "error": self.error,
+            "model_seconds": round(self.model_seconds, 6),
+            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "best_effort": self.best_effort,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Step:
+        """The inverse of :meth:`to_dict` (for saved runs, checkpoints and traces)."""
+        return cls(
+            index=data["index"], raw_output=data.get("raw_output", ""),
+            thought=data.get("thought"),
+            tool_calls=[ToolCall(c["name"], c.get("args") or {}) for c in data["tool_calls"]],
+            results=[ToolResult.from_dict(r) for r in data.get("results", [])],
+            final_answer=data.get("final_answer"), stage=data.get("stage"),
+            repairs=list(data.get("repairs") or []), error=data.get("error"),
+            model_seconds=data.get("model_seconds") or 0.0,
+            prompt_tokens=data.get("prompt_tokens"),
+            completion_tokens=data.get("completion_tokens"),
+            best_effort=bool(data.get("best_effort")),
+        )
+
+
+@dataclass
+class RunResult:
+    """The outcome and the whole trajectory of one run (JSON-serialisable via :meth:`to_dict`).
+
+    Attributes:
+        task: the user's task.
+        status: how the run ended, a :data:`Status`.
+        final_answer: the answer, or ``None`` if the run ended otherwise.
+        steps: every model call, in order, including unusable replies.
+        error: what went wrong, in words a user can act on (``None`` for a final answer).
+        messages: the conversation as sent to the model (system, user, assistant, ...).
+        best_effort: the final answer was asked for after ``max_steps`` ran out (status stays
+            ``max_steps``): it rests on what was observed so far and may be incomplete.
+        tools: the names of the tools the model was shown (fewer than the toolbox's when
+            routing picked the best matches for the task).
+    """
+
+    task: str
+    status: Status
+    final_answer: str | None
+    steps: list[Step]
+    error: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    best_effort: bool = False
+    tools: list[str] = field(default_factory=list)
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        """Totals: ``prompt_tokens``, ``completion_tokens``, ``model_seconds``,
+        ``tool_seconds``, ``model_calls``, ``tool_calls``."""
+        return {
+            "prompt_tokens": sum(s.prompt_tokens or 0 for s in self.steps),
+            "completion_tokens": sum(s.completion_tokens or 0 for s in self.steps),
+            "model_seconds": round(sum(s.model_seconds for s in self.steps), 6),
+            "tool_seconds": round(sum(r.seconds for s in self.steps for r in s.results), 6),
+            "model_calls": len(self.steps),
+            "tool_calls": sum(len(s.results) for s in self.steps),
+        }
+
+    @property
+    def stage_counts(self) -> dict[str, int]:
+        """How many replies each parser stage recovered (``"error"`` for unusable ones)."""
+        return dict(Counter(s.stage or "error" for s in self.steps))
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call of the run, in order."""
+        return [c for s in self.steps for c in s.tool_calls]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task, "status": self.status, "final_answer": self.final_answer,
+            "best_effort": self.best_effort, "error": self.error, "tools": self.tools,
+            "usage": self.usage,
+            "stage_counts": self.stage_counts,
+            "steps": [s.to_dict() for s in self.steps], "messages": self.messages,
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            ConfigError: ``data`` is not a saved RunResult (the message says what is missing).
+        """
+        try:
+            return cls(
+                task=data["task"], status=data["status"], final_answer=data.get("final_answer"),
+                steps=[Step.from_dict(s) for s in data["steps"]], error=data.get("error"),
+                messages=list(data.get("messages") or []),
+                best_effort=bool(data.get("best_effort")), tools=list(data.get("tools") or []),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"Not a saved RunResult: missing or malformed {exc}.") from exc
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_json` to ``path`` (UTF-8), atomically: a temporary file in the same
+        folder is renamed over ``path``, so a crash never leaves half a file."""
+        write_atomically(Path(path), self.to_json())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> RunResult:
+        """Read a file written by :meth:`save`.
+
+        Raises:
+            ConfigError: the file cannot be read or is not a saved RunResult.
+        """
+        return cls.from_dict(read_json(Path(path)))
