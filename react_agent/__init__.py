@@ -16,7 +16,8 @@ Quick start::
     print(result.status, result.final_answer)
 """
 
-from .agent import Agent, AgentConfig
+from .agent import Agent
+from .config import AgentConfig
 from .conversation import Conversation
 from .errors import (
     ConfigError,

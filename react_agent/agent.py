@@ -13,12 +13,15 @@ import dataclasses
 import functools
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import prompts
-from .constrain import CONSTRAINED_MODES, reply_schema
+from .config import AgentConfig
+from .config import routed_tools as select_tools
+from .constrain import reply_schema
+from .conversation import Conversation
 from .errors import ConfigError, ModelError, OutputParseError
 from .events import (
     AnswerToken,
@@ -34,77 +37,18 @@ from .events import (
     RunStarted,
     ToolFinished,
     ToolStarted,
+    last_result,
 )
 from .invoker import (
-    DEFAULT_MAX_OBSERVATION_CHARS,
     Approver,
     ainvoke_all,
     invoke_all,
 )
 from .models.base import ChatModel
 from .parser import Reply, parse_reply, strip_reasoning
-from .routing import ROUTING_MODES, select_tools
 from .stream import FinalAnswerStream
 from .toolbox import Toolbox
 from .types import Message, ModelReply, RunResult, Step, ToolCall, ToolResult
-
-if TYPE_CHECKING:
-    from .conversation import Conversation
-
-@dataclass
-class AgentConfig:
-    """Budgets and options of a run."""
-
-    max_steps: int = 10
-    """Steps with a usable action (tool calls or the final answer) before the run stops."""
-    max_parse_retries: int = 3
-    """Unusable replies in a row that are sent back to the model for another try; one more
-    ends the run with status ``parse_errors``. These do not consume ``max_steps``."""
-    max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS
-    """Longer observations are cut, with a marker saying how much."""
-    max_parallel_calls: int = 4
-    """Threads for a list of independent tool calls."""
-    max_repeats: int = 3
-    """The same calls this many steps in a row (or an A-B-A-B cycle) are not run again: the model
-    is told it is repeating itself; if it goes on, the run ends with ``loop_detected``."""
-    instructions: str = ""
-    """Extra instructions appended to the system prompt."""
-    constrained: str = "off"
-    """Schema-constrained replies (:mod:`react_agent.constrain`): ``"auto"`` sends the reply
-    schema to backends that accept one (falling back to plain prompting where the server rejects
-    it), ``"on"`` requires it, ``"off"`` (the default) never sends it. Measured on the seed
-    scenarios: it removes most format errors of very small models (SmolLM2-135M), but the
-    embedded 1.5B model makes none either way, succeeds as often and runs ~25% slower per step
-    under the grammar, so it is opt-in."""
-    routing: str = "off"
-    """Tool routing for big toolboxes (:mod:`react_agent.routing`): ``"auto"`` shows only the
-    ``routing_top_k`` tools that best match the task when there are more than
-    ``routing_threshold``; ``"lexical"`` always does; ``"off"`` (the default) shows every tool.
-    Measured on a 20-tool toolbox: half the prompt tokens, the same tool-selection accuracy for
-    the embedded model, and slower locally (a prompt that changes per task defeats llama.cpp's
-    prefix cache), so it is opt-in."""
-    routing_threshold: int = 7
-    routing_top_k: int = 5
-    stream: bool = False
-    """Ask the backend to stream its replies (when it has ``stream``/``astream``): the run then
-    yields ``ModelToken`` and ``AnswerToken`` events as the text arrives."""
-    best_effort_answer: bool = True
-    """When ``max_steps`` is used up, ask the model once more for a final answer only (from
-    ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""
-
-    def __post_init__(self) -> None:
-        if self.max_steps < 1:
-            raise ConfigError("max_steps must be at least 1.")
-        if self.max_parse_retries < 0:
-            raise ConfigError("max_parse_retries must be 0 or more.")
-        if self.max_observation_chars < 100:
-            raise ConfigError("max_observation_chars must be at least 100.")
-        if self.constrained not in CONSTRAINED_MODES:
-            raise ConfigError(f"constrained must be one of {', '.join(CONSTRAINED_MODES)}.")
-        if self.routing not in ROUTING_MODES:
-            raise ConfigError(f"routing must be one of {', '.join(ROUTING_MODES)}.")
-        if self.routing_top_k < 1:
-            raise ConfigError("routing_top_k must be at least 1.")
 
 
 class Agent:
@@ -569,14 +513,6 @@ def _resumable(result: RunResult, system_prompt: str) -> tuple[list[Message], li
     if messages and messages[0]["role"] == "system":
         messages[0] = {"role": "system", "content": system_prompt}
     return messages, steps
-
-
-def last_result(events: Iterable[Event]) -> RunResult:
-    """The :class:`RunResult` carried by the ``RunFinished`` event that ends ``events``."""
-    for event in events:
-        if isinstance(event, RunFinished):
-            return event.result
-    raise AssertionError("unreachable: iter() always ends with RunFinished")
 
 
 def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | None:

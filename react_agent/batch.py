@@ -16,12 +16,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .agent import Agent
 from .errors import ConfigError
-
-if TYPE_CHECKING:
-    from .agent import Agent, RunResult
+from .types import RunResult
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .agent import Agent, AgentConfig, RunResult
+from .agent import Agent
 from .batch import BatchTask, load_tasks, run_batch, summary_table
+from .config import AgentConfig
 from .constrain import CONSTRAINED_MODES
 from .display import Printer, progress_bar
 from .errors import ConfigError, OutputParseError
@@ -25,6 +26,7 @@ from .parser import parse_reply
 from .routing import ROUTING_MODES
 from .toolbox import Tool, Toolbox
 from .trace import TraceWriter, read_trace, replay_events
+from .types import RunResult
 
 EXIT_CODES = {"final_answer": 0, "interrupted": 130}
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .toolbox import Toolbox
+from .toolbox import Toolbox
 
 CONSTRAINED_MODES = ("auto", "on", "off")
 """``auto``: use a schema where the backend accepts one, else plain prompting; ``on``: require it

@@ -11,23 +11,39 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import prompts
-from .agent import last_result
 from .errors import ConfigError
-from .events import Event, HistoryCompressed, RunFinished
+from .events import Event, HistoryCompressed, RunFinished, last_result
+from .models.base import ChatModel
 from .persist import read_json, write_atomically
-from .types import Message
-
-if TYPE_CHECKING:
-    from .agent import Agent, RunResult
+from .types import Message, RunResult
 
 SUMMARY_ACK = '{"thought": "I have the summary of our earlier conversation.", ' \
     '"action": {"final_answer": "Understood."}}'
 """The assistant message after a summary: keeps the roles alternating in the protocol's form."""
+
+
+class ConversationAgent(Protocol):
+    """What a conversation needs from its agent; a :class:`react_agent.agent.Agent` has it all."""
+
+    @property
+    def model(self) -> ChatModel:
+        """Answers each turn and writes the summaries."""
+
+    @property
+    def system_prompt(self) -> str:
+        """The first message of the history."""
+
+    @property
+    def callbacks(self) -> Sequence[Callable[[Event], Any]]:
+        """Given each event, ``HistoryCompressed`` included, as it happens."""
+
+    def iter(self, task: str, *, history: Sequence[Message] = ()) -> Iterator[Event]:
+        """Run ``task`` on top of ``history``, one event at a time."""
 
 
 class Conversation:
@@ -46,7 +62,7 @@ class Conversation:
     """
 
     def __init__(
-        self, agent: Agent, *, max_history_tokens: int | None = 6000, keep_last: int = 2
+        self, agent: ConversationAgent, *, max_history_tokens: int | None = 6000, keep_last: int = 2
     ) -> None:
         if keep_last < 1:
             raise ConfigError("keep_last must be at least 1.")
@@ -66,7 +82,8 @@ class Conversation:
         history was summarised)."""
         compressed = self._compress()
         if compressed is not None:
-            self.agent._notify(compressed)
+            for callback in self.agent.callbacks:
+                callback(compressed)
             yield compressed
         start = len(self.messages)
         for event in self.agent.iter(text, history=self.messages):
@@ -98,15 +115,15 @@ class Conversation:
         write_atomically(Path(path), json.dumps(self.to_dict(), ensure_ascii=False, indent=2))
 
     @classmethod
-    def load(cls, agent: Agent, path: str | os.PathLike[str], **options: Any) -> Conversation:
+    def load(
+        cls, agent: ConversationAgent, path: str | os.PathLike[str], **options: Any
+    ) -> Conversation:
         """A conversation saved with :meth:`save`, continued with ``agent`` (whose system prompt
         replaces the saved one).
 
         Raises:
             ConfigError: the file is missing or not a saved conversation.
         """
-        from .agent import RunResult
-
         data = read_json(Path(path))
         try:
             conversation = cls(agent, **options)

@@ -24,16 +24,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .agent import Agent
 from .batch import read_records
 from .errors import ConfigError, ModelError, ToolDefinitionError
 from .events import ParseFailed, ReplyParsed, RunFinished, RunStarted
 from .invoker import clean_args
 from .toolbox import Toolbox
-
-if TYPE_CHECKING:
-    from .agent import Agent, Step
+from .types import Step
 
 _TYPE_NAMES = {
     "dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer",

@@ -10,12 +10,14 @@ never prints. In order, a run gives::
     )...
     RunFinished
 
+A conversation gives a ``HistoryCompressed`` before a turn whose history it summarised.
 ``ModelToken``/``AnswerToken`` come only when streaming (``AgentConfig(stream=True)`` and a
 backend with ``stream``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .parser import Reply
@@ -142,3 +144,16 @@ Event = (
     | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | HistoryCompressed
     | RunFinished
 )
+
+
+def last_result(events: Iterable[Event]) -> RunResult:
+    """The :class:`RunResult` carried by the ``RunFinished`` event that ends ``events`` (a run's
+    events, e.g. ``agent.iter(task)``), consuming them.
+
+    Raises:
+        ValueError: ``events`` ended without a ``RunFinished`` event.
+    """
+    for event in events:
+        if isinstance(event, RunFinished):
+            return event.result
+    raise ValueError("These events hold no RunFinished event; pass all the events of a run.")

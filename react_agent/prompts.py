@@ -12,12 +12,10 @@ import functools
 import string
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import ConfigError
-
-if TYPE_CHECKING:
-    from .toolbox import Toolbox
+from .toolbox import Toolbox
 
 _SOURCE_DIR = Path(__file__).resolve().parent.parent / "prompts"
 

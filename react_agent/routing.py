@@ -12,24 +12,34 @@ shown can still be called if the model names them.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .lexical import rank
 from .toolbox import Tool, Toolbox
 
-if TYPE_CHECKING:
-    from .agent import AgentConfig
-
 ROUTING_MODES = ("auto", "lexical", "off")
+"""``auto``: route toolboxes of more than ``threshold`` tools; ``lexical``: route any toolbox;
+``off``: show every tool."""
 
 
-def select_tools(toolbox: Toolbox, task: str, config: AgentConfig) -> Toolbox:
-    """The tools to show for ``task``: ``toolbox`` itself unless routing applies, else a new
-    Toolbox of the (at most ``config.routing_top_k``) tools that match the task best, in
-    registration order; tools that do not match at all are left out."""
-    routed = config.routing == "lexical" or (
-        config.routing == "auto" and len(toolbox) > config.routing_threshold
-    )
+def select_tools(
+    toolbox: Toolbox, task: str, *, mode: str = "auto", threshold: int = 7, top_k: int = 5
+) -> Toolbox:
+    """The tools to show for ``task``.
+
+    Args:
+        toolbox: every tool the agent has.
+        task: the user's task, matched against each tool's words (:func:`tool_text`).
+        mode: one of :data:`ROUTING_MODES`.
+        threshold: with ``mode="auto"``, toolboxes of at most this many tools are not routed.
+        top_k: the most tools shown.
+
+    Returns:
+        ``toolbox`` itself when routing does not apply or no tool matches the task at all;
+        else a new Toolbox of the (at most ``top_k``) tools that match the task best, in
+        registration order, leaving out tools that do not match at all.
+    """
+    routed = mode == "lexical" or (mode == "auto" and len(toolbox) > threshold)
     if not routed:
         return toolbox
     tools = list(toolbox.values())
@@ -37,7 +47,7 @@ def select_tools(toolbox: Toolbox, task: str, config: AgentConfig) -> Toolbox:
     if max(scores, default=0.0) <= 0:
         return toolbox
     ranked = sorted(range(len(tools)), key=lambda i: (-scores[i], i))
-    best = [i for i in ranked[: config.routing_top_k] if scores[i] > 0]
+    best = [i for i in ranked[:top_k] if scores[i] > 0]
     return Toolbox([tools[i] for i in sorted(best)])
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from react_agent import Agent, AgentConfig, Toolbox
+import pytest
+
+from react_agent import Agent, Toolbox
 from react_agent.models import ScriptedModel
 from react_agent.routing import select_tools
 
@@ -30,25 +32,45 @@ def many_tools() -> Toolbox:
     return tb
 
 
-def test_routing_shows_the_best_matching_tools() -> None:
-    config = AgentConfig(routing="auto", routing_top_k=3)
-    shown = select_tools(many_tools(), "What's the temperature in Paris today?", config)
-    assert shown.names == ["get_weather"]  # the only tool that matches at all
-    shown = select_tools(many_tools(), "Book a flight and send an email about the price", config)
-    assert shown.names == ["get_stock_price", "send_email", "book_flight"]
-    shown = select_tools(many_tools(), "Please translate 'hello' into French", config)
-    assert shown.names[0] == "translate_text" or "translate_text" in shown.names
+@pytest.mark.parametrize(
+    ("task", "top_k", "shown"),
+    [
+        ("What's the temperature in Paris today?", 3, ["get_weather"]),
+        ("Please translate 'hello' into French", 3, ["translate_text"]),
+        # both tools the task asks for, in registration order, and nothing else matches
+        ("Wake me at 7 with an alarm and play some music", 3, ["set_alarm", "play_music"]),
+        # the two tools the task names outrank one that shares only an incidental word
+        ("Book a flight and send an email about the price", 2, ["send_email", "book_flight"]),
+    ],
+)
+def test_routing_shows_the_tools_the_task_names(task: str, top_k: int, shown: list[str]) -> None:
+    assert select_tools(many_tools(), task, mode="auto", top_k=top_k).names == shown
+
+
+def test_routing_never_shows_more_than_top_k_nor_a_tool_without_a_shared_word() -> None:
+    task = "Book a flight and send an email about the price"
+    for top_k in range(1, 10):
+        shown = select_tools(many_tools(), task, mode="lexical", top_k=top_k).names
+        assert 1 <= len(shown) <= top_k
+        assert not {"get_weather", "set_alarm", "play_music", "translate_text"} & set(shown)
 
 
 def test_routing_keeps_every_tool_when_nothing_matches_or_few_tools() -> None:
     tools = many_tools()
-    assert select_tools(tools, "北京天气怎么样", AgentConfig(routing="auto")) is tools
-    assert select_tools(tools, "weather", AgentConfig()) is tools  # off by default
-    assert select_tools(tools, "weather", AgentConfig(routing="auto",
-                                                      routing_threshold=20)) is tools
-    two = select_tools(tools, "weather stock email", AgentConfig(routing="lexical",
-                                                                routing_top_k=2))
-    assert len(two) == 2
+    assert select_tools(tools, "北京天气怎么样", mode="auto") is tools
+    assert select_tools(tools, "weather", mode="off") is tools
+    assert select_tools(tools, "weather", mode="auto", threshold=20) is tools
+    two = select_tools(tools, "weather stock email", mode="lexical", top_k=2)
+    assert len(two) == 2 and set(two.names) <= {"get_weather", "get_stock_price", "send_email"}
+
+
+def test_the_agent_routes_with_its_config() -> None:
+    model = ScriptedModel([FINAL, FINAL])
+    Agent(model, many_tools()).run("Weather in Oslo? temperature")  # routing is off by default
+    Agent(model, many_tools(), routing="auto").run("Weather in Oslo? temperature")
+    unrouted, routed = (call[0]["content"] for call in model.calls)
+    assert "- play_music:" in unrouted and "- play_music:" not in routed
+    assert "- get_weather:" in routed
 
 
 def test_a_routed_run_shows_only_the_chosen_tools_but_can_call_any() -> None:
@@ -68,6 +90,6 @@ def test_a_routed_run_shows_only_the_chosen_tools_but_can_call_any() -> None:
 
 def test_lexical_routing_filters_small_toolboxes_too() -> None:
     tb = Toolbox([many_tools()[n] for n in ("get_weather", "get_stock_price", "set_alarm")])
-    shown = select_tools(tb, "weather in Tokyo and London", AgentConfig(routing="lexical"))
+    shown = select_tools(tb, "weather in Tokyo and London", mode="lexical")
     assert shown.names == ["get_weather"]
-    assert select_tools(tb, "weather", AgentConfig(routing="auto")) is tb  # under the threshold
+    assert select_tools(tb, "weather", mode="auto") is tb  # under the threshold
