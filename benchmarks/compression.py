@@ -15,10 +15,8 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from react_agent import Agent, Toolbox
+from react_agent import Agent, Message, ScriptedModel, Toolbox
 from react_agent.conversation import Conversation, estimate_tokens
-from react_agent.models import ScriptedModel
-from react_agent.models.base import Message
 
 
 def respond(messages: Sequence[Message]) -> str:

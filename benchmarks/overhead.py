@@ -21,8 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from react_agent import Agent, Toolbox
-from react_agent.models import ScriptedModel
+from react_agent import Agent, ScriptedModel, Toolbox
 
 INSIDE_TOOLS = [0.0]
 

@@ -25,8 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 from _common import all_turns, check_run, seed_max_steps
 from tools import TOOLBOXES
 
-from react_agent import Agent
-from react_agent.conversation import Conversation
+from react_agent import Agent, Conversation
 from react_agent.models import LlamaCppModel, OpenAIChatModel
 
 

@@ -22,10 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from react_agent import Agent, ConfigError, RunResult, Toolbox, ToolCall
+from react_agent import (
+    Agent,
+    ChatModel,
+    ConfigError,
+    RunResult,
+    ScriptedModel,
+    Toolbox,
+    ToolCall,
+)
 from react_agent.builtin_tools import evaluate
 from react_agent.display import Printer
-from react_agent.models import ChatModel, LlamaCppModel, OpenAIChatModel, ScriptedModel
+from react_agent.models import LlamaCppModel, OpenAIChatModel
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "tests" / "data" / "seed_scenarios.json"
 Spec = dict[str, Any]

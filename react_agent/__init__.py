@@ -26,15 +26,16 @@ from .errors import (
     ReactAgentError,
     ToolDefinitionError,
 )
+from .models import ChatModel, ScriptedModel
 from .parser import Reply, parse_reply
 from .toolbox import Tool, Toolbox
-from .types import STATUSES, RunResult, Step, ToolCall, ToolResult
+from .types import STATUSES, Message, ModelReply, RunResult, Status, Step, ToolCall, ToolResult
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "STATUSES", "Agent", "AgentConfig", "ConfigError", "Conversation", "ModelError",
-    "OutputParseError",
-    "ReactAgentError", "Reply", "RunResult", "Step", "Tool", "ToolCall", "ToolDefinitionError",
-    "ToolResult", "Toolbox", "__version__", "parse_reply",
+    "STATUSES", "Agent", "AgentConfig", "ChatModel", "ConfigError", "Conversation", "Message",
+    "ModelError", "ModelReply", "OutputParseError", "ReactAgentError", "Reply", "RunResult",
+    "ScriptedModel", "Status", "Step", "Tool", "ToolCall", "ToolDefinitionError", "ToolResult",
+    "Toolbox", "__version__", "parse_reply",
 ]

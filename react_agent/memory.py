@@ -74,9 +74,10 @@ class MemoryStore:
         except ValueError as exc:
             raise ValueError(f"the memory file {self.path} is damaged ({exc}); not changed") \
                 from exc
-        if not isinstance(data, dict) or not isinstance(data.get("facts"), list):
+        facts = data.get("facts") if isinstance(data, dict) else None
+        if not isinstance(facts, list):
             raise ValueError(f"the memory file {self.path} is not a memory file; not changed")
-        return data["facts"]
+        return facts
 
     def remember(self, fact: str) -> str:
         """Store ``fact`` for later conversations. Returns a confirmation for the model.

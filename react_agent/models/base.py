@@ -35,6 +35,8 @@ class ChatModel(Protocol):
       to plain prompting when the backend cannot constrain decoding).
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The model's name, for messages and traces (read-only: a plain attribute works too)."""
 
     def complete(self, messages: Sequence[Message]) -> ModelReply: ...

@@ -106,9 +106,9 @@ def decide(
     key = probe_key(model_path)
     cache_file.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(cache_file) + ".lock"):
-        cached = _read_cache(cache_file).get(key)
-        if _is_verdict(cached):
-            return _said_once(Verdict(cached["extra_buffer_types"], cached["reason"], "cached"))
+        cached = _cached_verdict(_read_cache(cache_file).get(key))
+        if cached is not None:
+            return _said_once(cached)
         log.info("Checking once whether llama.cpp's fast CPU path runs on this machine ...")
         verdict = run_probe(probe_command or probe_command_for(model_path), timeout)
         if verdict.source == "probed":
@@ -199,9 +199,14 @@ def _read_cache(path: Path) -> dict[str, dict[str, object]]:
     return data if isinstance(data, dict) else {}
 
 
-def _is_verdict(entry: object) -> bool:
-    return (isinstance(entry, dict) and isinstance(entry.get("extra_buffer_types"), bool)
-            and isinstance(entry.get("reason"), str))
+def _cached_verdict(entry: object) -> Verdict | None:
+    """The verdict a cache entry holds, or ``None`` if it holds none (a damaged entry)."""
+    if not isinstance(entry, dict):
+        return None
+    enabled, reason = entry.get("extra_buffer_types"), entry.get("reason")
+    if isinstance(enabled, bool) and isinstance(reason, str):
+        return Verdict(enabled, reason, "cached")
+    return None
 
 
 def _package_version() -> str:
