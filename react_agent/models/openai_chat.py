@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Sequence
 from typing import Any
 
 from ..constrain import RESPONSE_FORMATS
@@ -83,6 +83,12 @@ class OpenAIChatModel:
             self._model = listed[0].id
         return self._model
 
+    async def _amodel_name(self) -> str:
+        """:meth:`model_name` without blocking the event loop."""
+        if self._model:
+            return self._model
+        return await asyncio.to_thread(self.model_name)
+
     accepts_schema = True
     """``complete``/``stream`` take ``schema=`` (a JSON Schema of the reply) and send it as
     ``response_format``, trying the spellings of :data:`react_agent.constrain.RESPONSE_FORMATS`
@@ -100,21 +106,17 @@ class OpenAIChatModel:
                 with ``strict``, rejected every ``response_format`` form.
         """
         model = self.model_name()
-        create = self.client.chat.completions.create
-        response = self._send(lambda form: create(**self._request(model, messages, form)),
-                              schema, strict)
-        return self._reply(response, model)
+        requests = self._requests(model, messages, schema, strict)
+        return self._reply(_send(requests, self.client.chat.completions.create), model)
 
     async def acomplete(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
         strict: bool = False,
     ) -> ModelReply:
         """:meth:`complete` through ``openai.AsyncOpenAI`` (same options, same errors)."""
-        model = self._model or await asyncio.to_thread(self.model_name)
-        create = self._aclient().chat.completions.create
-        response = await self._asend(lambda form: create(**self._request(model, messages, form)),
-                                     schema, strict)
-        return self._reply(response, model)
+        model = await self._amodel_name()
+        requests = self._requests(model, messages, schema, strict)
+        return self._reply(await _asend(requests, self._aclient().chat.completions.create), model)
 
     def stream(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
@@ -126,12 +128,8 @@ class OpenAIChatModel:
         Raises:
             ModelError: as :meth:`complete`, also when the stream breaks off.
         """
-        model = self.model_name()
-        create = self.client.chat.completions.create
-        chunks = self._send(
-            lambda form: create(**self._request(model, messages, form, stream=True)),
-            schema, strict,
-        )
+        requests = self._requests(self.model_name(), messages, schema, strict, stream=True)
+        chunks = _send(requests, self.client.chat.completions.create)
         final = _Final()
         try:
             for chunk in chunks:
@@ -147,12 +145,9 @@ class OpenAIChatModel:
         strict: bool = False,
     ) -> AsyncIterator[str | ModelReply]:
         """:meth:`stream` through ``openai.AsyncOpenAI``."""
-        model = self._model or await asyncio.to_thread(self.model_name)
-        create = self._aclient().chat.completions.create
-        chunks = await self._asend(
-            lambda form: create(**self._request(model, messages, form, stream=True)),
-            schema, strict,
-        )
+        model = await self._amodel_name()
+        requests = self._requests(model, messages, schema, strict, stream=True)
+        chunks = await _asend(requests, self._aclient().chat.completions.create)
         final = _Final()
         try:
             async for chunk in chunks:
@@ -163,32 +158,28 @@ class OpenAIChatModel:
             raise self._explain(exc) from exc
         yield final.reply()
 
-    def _send(self, request: Callable[[Any], Any], schema: dict[str, Any] | None,
-              strict: bool) -> Any:
-        """``request(response_format)`` with each form in turn until the server takes one."""
+    def _requests(
+        self, model: str, messages: Sequence[Message], schema: dict[str, Any] | None,
+        strict: bool, stream: bool = False,
+    ) -> Requests:
+        """The exchange with the server, without I/O (one implementation for the sync and the
+        async client): yields the keyword arguments of each ``chat.completions.create`` call,
+        one per ``response_format`` form to try, and is sent the response or thrown the error;
+        returns the first response the server accepted. :func:`_send` and :func:`_asend` drive
+        it.
+
+        Raises:
+            ModelError: the server failed (cause and URL named), or rejected every form.
+        """
         for name, form in self._forms(schema, strict):
             try:
-                result = request(form)
+                response = yield self._request(model, messages, form, stream)
             except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON body
                 if self._rejected(name, exc):
                     continue
                 raise self._explain(exc) from exc
             self._accepted(name)
-            return result
-        raise self._unsupported()
-
-    async def _asend(self, request: Callable[[Any], Awaitable[Any]],
-                     schema: dict[str, Any] | None, strict: bool) -> Any:
-        """:meth:`_send` for asyncio."""
-        for name, form in self._forms(schema, strict):
-            try:
-                result = await request(form)
-            except (self._openai.OpenAIError, ValueError) as exc:
-                if self._rejected(name, exc):
-                    continue
-                raise self._explain(exc) from exc
-            self._accepted(name)
-            return result
+            return response
         raise self._unsupported()
 
     def _aclient(self) -> Any:
@@ -345,6 +336,41 @@ class OpenAIChatModel:
                 cause="bad_response",
             )
         return ModelError(f"The model server at {url} failed: {detail}", cause="other")
+
+
+Requests = Generator[dict[str, Any], Any, Any]
+"""The exchange of :meth:`OpenAIChatModel._requests`: yields request options, is sent
+responses."""
+
+
+def _send(requests: Requests, create: Callable[..., Any]) -> Any:
+    """Run ``requests`` with the blocking ``create``; returns the accepted response."""
+    try:
+        options = next(requests)
+        while True:
+            try:
+                response = create(**options)
+            except Exception as exc:
+                options = requests.throw(exc)
+            else:
+                options = requests.send(response)
+    except StopIteration as done:
+        return done.value
+
+
+async def _asend(requests: Requests, create: Callable[..., Awaitable[Any]]) -> Any:
+    """:func:`_send` with the awaitable ``create`` of ``openai.AsyncOpenAI``."""
+    try:
+        options = next(requests)
+        while True:
+            try:
+                response = await create(**options)
+            except Exception as exc:
+                options = requests.throw(exc)
+            else:
+                options = requests.send(response)
+    except StopIteration as done:
+        return done.value
 
 
 def _refused(exc: BaseException) -> bool:
