@@ -31,7 +31,7 @@ from react_agent import (
     Toolbox,
     ToolCall,
 )
-from react_agent.builtin_tools import evaluate
+from react_agent.calculator import evaluate
 from react_agent.display import Printer
 from react_agent.models import LlamaCppModel, OpenAIChatModel
 

@@ -1,19 +1,19 @@
-"""Tests for the default toolbox: calculator, date/time and the confined read-only file tools."""
+"""Tests for the default toolbox and its confined read-only file tools (react_agent.builtin_tools,
+react_agent.file_tools); the calculator and the clock have their own test modules."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
-import zoneinfo
 from pathlib import Path
 
 import pytest
 
-from react_agent.builtin_tools import builtin_toolbox, calculate, current_datetime
+from react_agent.builtin_tools import builtin_toolbox
+from react_agent.file_tools import FileTools
 from react_agent.invoker import invoke
-from react_agent.parser import ToolCall
 from react_agent.toolbox import Toolbox
+from react_agent.types import ToolCall
 
 TOOL_NAMES = [
     "calculate", "current_datetime", "list_directory", "read_file", "file_info", "search_files",
@@ -76,163 +76,23 @@ def test_default_root_is_the_current_directory_at_call_time(
         run(toolbox, "read_file", path="../README.md")
 
 
+def test_the_file_tools_are_the_methods_of_one_object(root: Path) -> None:
+    files = FileTools(root / "docs")
+    toolbox = Toolbox()
+    for tool in files.tools():
+        toolbox.add(tool)
+    assert toolbox.names == TOOL_NAMES[2:]
+    assert toolbox["read_file"].parameters == builtin_toolbox(root)["read_file"].parameters
+    assert run(toolbox, "read_file", path="guide.txt").startswith("guide.txt: 2 lines")
+    with pytest.raises(PermissionError):
+        files.read_file("../README.md")
+
+
 def test_root_must_be_a_directory(root: Path) -> None:
     with pytest.raises(NotADirectoryError):
         builtin_toolbox(root / "README.md")
     with pytest.raises(NotADirectoryError):
         builtin_toolbox(root / "missing")
-
-
-# -- calculator --------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("expression", "result"),
-    [
-        ("(2 ** 8 + 100) / 3", "118.66666666666667"),
-        ("2 + 3 * 4", "14"),
-        ("(2 + 3) * 4", "20"),
-        ("2 * 3 ** 2", "18"),
-        ("2 ** 3 ** 2", "512"),  # right-associative
-        ("-3 ** 2", "-9"),  # unary minus binds looser than **
-        ("(-3) ** 2", "9"),
-        ("-5 + +2", "-3"),
-        ("--4", "4"),
-        ("7 // 2", "3"),
-        ("-7 // 2", "-4"),
-        ("7 % 3", "1"),
-        ("-7 % 3", "2"),
-        ("7.5 % 2", "1.5"),
-        ("8 / 2", "4.0"),
-        ("1 / 4", "0.25"),
-        ("0.1 + 0.2", "0.30000000000000004"),
-        ("2 ** -1", "0.5"),
-        ("16 ** 0.5", "4.0"),
-        ("1e3 * 2", "2000.0"),
-        ("1_000 + 0x10", "1016"),
-        ("2 ** 100", "1267650600228229401496703205376"),
-        ("3 × 4 ÷ 2", "6.0"),
-        ("10 − 4", "6"),  # the Unicode minus sign
-    ],
-)
-def test_calculate_table(expression: str, result: str) -> None:
-    assert calculate(expression) == f"{expression} = {result}"
-
-
-def test_calculate_strips_surrounding_spaces() -> None:
-    assert calculate("  1 + 1 \n") == "1 + 1 = 2"
-
-
-def test_calculate_allows_large_but_bounded_integers() -> None:
-    out = calculate("2 ** 1000")
-    assert out == f"2 ** 1000 = {2 ** 1000}"
-    assert len(calculate("9 ** 4000").split(" = ")[1]) == 3817  # just under the digit limit
-
-
-@pytest.mark.parametrize(
-    ("expression", "message"),
-    [
-        ("__import__('os')", "Function calls are not supported"),
-        ("__import__('os').system('echo hi')", "not supported"),
-        ("abs(-1)", "Function calls are not supported"),
-        ("factorial(100000)", "Function calls are not supported"),
-        ("math.factorial(100000)", "not supported"),
-        ("100000!", "Cannot parse"),
-        ("pi * 2", "Names such as 'pi' are not supported"),
-        ("x + 1", "Names such as 'x'"),
-        ("(1).real", "Attribute access"),
-        ("(2).__class__", "Attribute access"),
-        ("'a' * 3", "is not a number"),
-        ("True + 1", "is not a number"),
-        ("1j * 2", "is not a number"),
-        ("[1, 2]", "not supported"),
-        ("1, 000", "Commas are not supported"),
-        ("1 < 2", "not supported"),
-        ("1 and 2", "not supported"),
-        ("not 1", "operator is not supported"),
-        ("~1", "operator is not supported"),
-        ("1 << 3", "operator is not supported"),
-        ("6 & 3", "operator is not supported"),
-        ("lambda: 1", "not supported"),
-        ("2 ^ 3", "use ** for powers"),
-        ("2 +", "Cannot parse"),
-        ("import os", "Cannot parse"),
-        ("", "empty"),
-        ("   ", "empty"),
-        ("(-8) ** 0.5", "not a real number"),
-    ],
-)
-def test_calculate_refuses(expression: str, message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
-        calculate(expression)
-
-
-@pytest.mark.parametrize(
-    "expression",
-    ["9**9**9**9", "10**100000", "10 ** 4001", "2 ** (10 ** 400)", "(10 ** 3000) * (10 ** 3000)"],
-)
-def test_calculate_refuses_huge_integers(expression: str) -> None:
-    with pytest.raises(ValueError, match="digits"):
-        calculate(expression)
-
-
-@pytest.mark.parametrize("expression", ["1e308 * 10", "1e999", "2.0 ** 5000", "10 ** 400 / 1.5"])
-def test_calculate_refuses_float_overflow(expression: str) -> None:
-    with pytest.raises(OverflowError, match="too large"):
-        calculate(expression)
-
-
-def test_calculate_refuses_long_and_deep_expressions() -> None:
-    long = "+".join(["1"] * 251)  # 501 characters
-    with pytest.raises(ValueError, match="501 characters"):
-        calculate(long)
-    assert calculate("+".join(["1"] * 250)).endswith(" = 250")  # 499 characters: fine
-    deep = "(" * 51 + "1" + ")" * 51
-    with pytest.raises(ValueError, match="51 deep"):
-        calculate(deep)
-    assert calculate("(" * 50 + "1" + ")" * 50).endswith(" = 1")
-
-
-@pytest.mark.parametrize("expression", ["1 / 0", "1 // 0", "5 % 0", "1.5 / 0.0", "0 ** -1"])
-def test_calculate_division_by_zero(expression: str) -> None:
-    with pytest.raises(ZeroDivisionError, match="Division by zero"):
-        calculate(expression)
-
-
-# -- date and time -----------------------------------------------------------------------------
-_ISO = re.compile(
-    r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}) "
-    r"\((Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\)$"
-)
-
-
-@pytest.mark.parametrize("zone", ["local", "UTC", "utc", ""])
-def test_current_datetime_format(zone: str) -> None:
-    out = current_datetime(zone)
-    match = _ISO.match(out)
-    assert match, out
-    parsed = dt.datetime.fromisoformat(match.group(1))
-    assert parsed.weekday() == [
-        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"
-    ].index(match.group(2))
-    now = dt.datetime.now(dt.timezone.utc)
-    assert abs((parsed - now).total_seconds()) < 3600  # the current time, not a fixed one
-
-
-def test_current_datetime_utc_has_zero_offset() -> None:
-    assert "+00:00 (" in current_datetime("UTC")
-
-
-def test_current_datetime_iana_zone() -> None:
-    if "Asia/Tokyo" not in zoneinfo.available_timezones():
-        pytest.skip("no IANA time zone data on this system")
-    out = current_datetime("Asia/Tokyo")
-    assert "+09:00 (" in out  # Japan has no daylight saving time
-    assert _ISO.match(out)
-
-
-@pytest.mark.parametrize("zone", ["Mars/Olympus_Mons", "../../etc/passwd", "/etc/localtime"])
-def test_current_datetime_unknown_zone(zone: str) -> None:
-    with pytest.raises(ValueError, match=r"Unknown time zone .*Europe/Paris"):
-        current_datetime(zone)
 
 
 # -- list_directory ----------------------------------------------------------------------------
