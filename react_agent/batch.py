@@ -9,17 +9,16 @@ written, so it runs again next time.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .agent import Agent
 from .errors import ConfigError
+from .persist import append_json_lines, read_json_lines, write_json_line
 from .types import RunResult
 
 
@@ -49,16 +48,9 @@ def load_tasks(path: str | os.PathLike[str]) -> list[BatchTask]:
     Raises:
         ConfigError: the file cannot be read, or a line is not a task (the line is named).
     """
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"Cannot read the tasks file {path}: {exc.strerror or exc}") from exc
     tasks, seen = [], set()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, data in read_json_lines(path, "tasks file"):
         try:
-            data = json.loads(line)
             task = BatchTask(
                 id=str(data.get("id", number)), task=data["task"], tools=data.get("tools"),
                 expected=tuple(data.get("expected") or ()),
@@ -78,19 +70,14 @@ def load_tasks(path: str | os.PathLike[str]) -> list[BatchTask]:
 
 
 def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The records already in an output file (none if it does not exist; a cut-off last line
-    is ignored)."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return []
-    records = []
-    for line in lines:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
+    """The records already in an output file (none if it does not exist; a line cut short by
+    a crash is passed over).
+
+    Raises:
+        ConfigError: the file exists but cannot be read.
+    """
+    return [r for _, r in read_json_lines(path, "results file", missing_ok=True,
+                                          skip_broken="all")]
 
 
 def run_batch(
@@ -112,8 +99,7 @@ def run_batch(
     done = {str(r.get("id")) for r in report.records}
     todo = [t for t in tasks if t.id not in done]
     report.skipped = len(tasks) - len(todo)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    with Path(out).open("a", encoding="utf-8") as sink:
+    with append_json_lines(out) as sink:
         for number, task in enumerate(todo, 1):
             if progress:
                 progress(number - 1, len(todo), task, None)
@@ -123,8 +109,7 @@ def run_batch(
                 report.interrupted = True
                 break
             record = task_record(task, result, time.perf_counter() - started)
-            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            sink.flush()
+            write_json_line(sink, record)
             report.records.append(record)
             if progress:
                 progress(number, len(todo), task, record)

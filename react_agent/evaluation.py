@@ -23,7 +23,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .agent import Agent
@@ -31,13 +30,9 @@ from .batch import read_records
 from .errors import ConfigError, ModelError, ToolDefinitionError
 from .events import ParseFailed, ReplyParsed, RunFinished, RunStarted
 from .invoker import clean_args
+from .persist import append_json_lines, read_json_lines, write_json_line
 from .toolbox import Toolbox
-from .types import Step
-
-_TYPE_NAMES = {
-    "dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer",
-    "str": "string", "bool": "boolean", "double": "number", "long": "integer",
-}
+from .types import JSON_TYPES, Step
 
 
 @dataclass(frozen=True)
@@ -57,16 +52,9 @@ def load_suite(path: str | os.PathLike[str]) -> list[EvalItem]:
     Raises:
         ConfigError: unreadable file, or a line that is not an item (named by number).
     """
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"Cannot read the suite {path}: {exc.strerror or exc}") from exc
     items = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, data in read_json_lines(path, "suite"):
         try:
-            data = json.loads(line)
             expected = data["expected"]
             item = EvalItem(
                 id=str(data.get("id", number)), category=str(data.get("category", "all")),
@@ -90,9 +78,9 @@ def normalize_schema(node: Any) -> Any:
     out = {k: normalize_schema(v) for k, v in node.items() if k != "type"}
     kind = node.get("type")
     if isinstance(kind, str) and kind.lower() != "any":
-        out["type"] = _TYPE_NAMES.get(kind.lower(), kind)
+        out["type"] = JSON_TYPES.get(kind.lower(), kind)
     elif isinstance(kind, list):
-        out["type"] = [_TYPE_NAMES.get(k.lower(), k) for k in kind if k.lower() != "any"]
+        out["type"] = [JSON_TYPES.get(k.lower(), k) for k in kind if k.lower() != "any"]
     if "properties" in node and isinstance(node["properties"], dict):
         out["properties"] = {k: normalize_schema(v) for k, v in node["properties"].items()}
     return out
@@ -236,8 +224,7 @@ def run_eval(
     records = scored(items, out, settings)
     done = {r["id"] for r in records}
     todo = [i for i in items if i.id not in done]
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    with Path(out).open("a", encoding="utf-8") as sink:
+    with append_json_lines(out) as sink:
         for number, item in enumerate(todo, 1):
             if progress:
                 progress(number - 1, len(todo), item, None)
@@ -255,8 +242,7 @@ def run_eval(
                 "completion_tokens": step.completion_tokens,
                 "seconds": round(time.perf_counter() - started, 3),
             }
-            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            sink.flush()
+            write_json_line(sink, record)
             records.append(record)
             if progress:
                 progress(number, len(todo), item, record)

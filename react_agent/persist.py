@@ -1,4 +1,5 @@
-"""Saving and loading JSON files safely: runs, conversations, checkpoints and memory.
+"""Saving and loading JSON files safely: runs, conversations, checkpoints and memory; and
+reading JSON Lines files (tasks, eval suites, results, traces).
 
 Writes are atomic (a temporary file in the same folder, flushed to disk, then ``os.replace``d
 over the target), so a crash or a full disk never leaves half a file and never loses the
@@ -11,7 +12,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Literal
 
 from .errors import ConfigError
 
@@ -48,3 +49,70 @@ def read_json(path: Path) -> Any:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     except ValueError as exc:
         raise ConfigError(f"{path} is not valid JSON: {exc}.") from exc
+
+
+def read_json_lines(
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    missing_ok: bool = False,
+    skip_broken: Literal["none", "last", "all"] = "none",
+) -> list[tuple[int, Any]]:
+    """The JSON value of each non-blank line of a JSON Lines file, with its line number.
+
+    Args:
+        path: the file (UTF-8).
+        what: what the file is, for messages (``"tasks file"``, ``"trace"``, ...).
+        missing_ok: a missing file reads as no lines (an output file not written yet).
+        skip_broken: which lines that are not JSON are passed over instead of raising:
+            ``"none"`` (files people write), ``"last"`` (a file this package writes in one go,
+            whose last line a crash can cut short) or ``"all"`` (a file this package appends
+            to across runs, where a cut-short line can end up in the middle).
+
+    Returns:
+        ``[(line number (1-based), value), ...]`` in file order.
+
+    Raises:
+        ConfigError: the file cannot be read, or a line that is not JSON is not skipped (the
+            line is named).
+    """
+    try:  # bytes: a line cut short may end inside a character; U+2028 is no line break here
+        lines = Path(path).read_bytes().splitlines()
+    except FileNotFoundError as exc:
+        if missing_ok:
+            return []
+        raise ConfigError(f"Cannot read the {what} {path}: {exc.strerror or exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the {what} {path}: {exc.strerror or exc}") from exc
+    values = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            values.append((number, json.loads(line.decode("utf-8"))))
+        except ValueError as exc:  # UnicodeDecodeError included
+            if skip_broken == "all" or (skip_broken == "last" and number == len(lines)):
+                continue
+            raise ConfigError(f"{path}, line {number}: not a JSON record ({exc}).") from exc
+    return values
+
+
+def append_json_lines(path: str | os.PathLike[str]) -> IO[str]:
+    """``path`` opened to append JSON lines (its folder made if needed), starting on a new line
+    if a crash left the last one cut short, so that the next record is not glued to it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab+") as raw:  # bytes: a cut-short line may end inside a character
+        size = raw.seek(0, os.SEEK_END)
+        raw.seek(max(0, size - 1))
+        cut_short = size > 0 and raw.read(1) != b"\n"
+    sink = path.open("a", encoding="utf-8")
+    if cut_short:
+        sink.write("\n")
+    return sink
+
+
+def write_json_line(sink: IO[str], record: Any) -> None:
+    """Append ``record`` as one line and flush it, so that it survives a crash that follows."""
+    sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+    sink.flush()

@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from .errors import ToolDefinitionError
+from .types import JSON_TYPES
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -395,9 +396,7 @@ def _check_tool(tool: Tool) -> None:
 def _type_words(spec: Mapping[str, Any]) -> str:
     if "enum" in spec:
         kinds = {type(v).__name__ for v in spec["enum"] if v is not None}
-        return {"str": "string", "int": "integer", "float": "number"}.get(
-            next(iter(kinds)) if len(kinds) == 1 else "", "value"
-        )
+        return JSON_TYPES.get(next(iter(kinds)) if len(kinds) == 1 else "", "value")
     t = spec.get("type")
     if isinstance(t, list):
         return " or ".join(_type_words({**spec, "type": x}) for x in t)

@@ -42,6 +42,7 @@ from .events import (
     ToolStarted,
 )
 from .parser import Reply
+from .persist import read_json_lines
 from .types import RunResult, Step, ToolResult
 
 
@@ -119,20 +120,10 @@ def read_trace(path: str | os.PathLike[str]) -> list[RunResult]:
     Raises:
         ConfigError: the file cannot be read, or holds no ``run_start`` record.
     """
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"Cannot read the trace {path}: {exc.strerror or exc}") from exc
     runs: list[RunResult] = []
     current: list[dict[str, Any]] | None = None
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            if number == len(lines):
-                break  # the last record was being written when the process stopped
-            raise ConfigError(f"{path}, line {number}: not a JSON record ({exc}).") from exc
-        kind = record.get("type")
+    for _, record in read_json_lines(path, "trace", skip_broken="last"):
+        kind = record.get("type") if isinstance(record, dict) else None
         if kind == "run_start":
             if current is not None:
                 runs.append(_rebuild(current))

@@ -24,6 +24,14 @@ Status = Literal[
 STATUSES: tuple[Status, ...] = get_args(Status)
 """Every :data:`Status`, in the order above."""
 
+JSON_TYPES: dict[str, str] = {
+    "str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array",
+    "tuple": "array", "dict": "object", "NoneType": "null",
+    "double": "number", "long": "integer",  # loose names some function-calling specs use
+}
+"""JSON Schema type names by Python type name (``type(value).__name__``, or a type's name in a
+loosely written tool spec)."""
+
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
 

@@ -59,3 +59,17 @@ def test_summary_table_counts() -> None:
                         ["max_steps", "1", "0", "1", "3", "2", "0.5"],
                         ["total", "2", "1", "1", "5", "17", "2.0"]]
     assert json.dumps(records)  # records are plain JSON
+
+
+def test_a_results_line_cut_short_by_a_crash_does_not_stop_the_batch(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"id": "1", "status": "final_answer"}\n{"id": "2", "task": "二',
+                   encoding="utf-8")
+    with out.open("ab") as f:
+        f.write("三".encode()[:2])  # the crash cut the last character in half
+    final = '{"thought": "t", "action": {"final_answer": "ok"}}'
+    tasks = [BatchTask("1", "one"), BatchTask("2", "two")]
+    report = run_batch(tasks, out, lambda task: Agent(ScriptedModel([final])))
+    assert report.skipped == 1  # task 1 was done; task 2 was cut short and runs again
+    assert [r["id"] for r in read_records(out)] == ["1", "2"]
+    assert len(out.read_bytes().splitlines()) == 3  # the cut-short line stays on its own
