@@ -8,6 +8,7 @@ given explicitly, or imported from an OpenAI tool spec (``{"type": "function", "
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import json
 import re
@@ -18,14 +19,22 @@ from dataclasses import dataclass
 from types import EllipsisType
 from typing import Any
 
+import docstring_parser
+import typing_extensions
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from pydantic import TypeAdapter
+from pydantic.errors import (
+    PydanticInvalidForJsonSchema,
+    PydanticSchemaGenerationError,
+    PydanticUserError,
+)
+from typing_extensions import NotRequired, Required
 
 from .errors import ToolDefinitionError
 from .types import JSON_TYPES
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
-_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 DEFAULT_TOOL_TIMEOUT = 30.0
 """Seconds a tool may run before its call is reported to the model as timed out."""
@@ -176,7 +185,8 @@ class Toolbox(Mapping[str, Tool]):
         if description is None:
             description = doc_summary
         if parameters is None:
-            parameters = schema_from_function(func, arg_docs)
+            parameters, converters = _signature(func, arg_docs)
+            func = _converting(func, converters)
         return self.add_tool(
             Tool(
                 name=name,
@@ -240,23 +250,36 @@ def schema_from_function(
 ) -> dict[str, Any]:
     """Build the JSON Schema object for ``func``'s keyword arguments.
 
-    Type hints map as: ``str``/``int``/``float``/``bool`` -> string/integer/number/boolean;
-    ``list[T]``/``tuple``/``set`` -> array of T; ``dict`` -> object; ``Optional[T]`` -> T plus
-    ``null``; ``Literal[...]`` and ``Enum`` subclasses -> ``enum``. A parameter with a default is
-    optional and its default is recorded; one without is required. ``*args``/``**kwargs`` are
-    not exposed. ``arg_docs`` (name -> text, e.g. from a Google-style ``Args:`` section) become
-    the ``description`` of each property.
+    Each parameter's type hint becomes its schema through pydantic's JSON Schema generation
+    (``TypeAdapter(hint).json_schema()``), so any type pydantic knows works: ``str``, ``int``,
+    ``float``, ``bool``, ``list[T]``, ``tuple``, ``set``, ``dict[K, V]``, ``Optional[T]``,
+    ``Literal[...]``, ``Enum``, ``TypedDict``, dataclasses, pydantic models, and
+    ``Annotated[T, Field(description=..., ge=...)]``. The result is kept flat for small models
+    and grammar converters: no ``title``, ``$ref`` resolved in place, and ``Optional[T]`` as
+    ``{"type": [T, "null"]}``. A parameter with a default is optional and its default is
+    recorded; one without is required. ``*args``/``**kwargs`` are not exposed (``**kwargs``
+    leaves the schema open). ``arg_docs`` (name -> text, e.g. from the docstring's ``Args:``
+    section) describe the properties that ``Field(description=...)`` does not.
 
     Raises:
-        ToolDefinitionError: a parameter is positional-only or its type cannot be expressed.
+        ToolDefinitionError: a parameter is positional-only, its type hint cannot be read, or
+            its type has no JSON Schema (the message names the parameter).
     """
-    arg_docs = arg_docs or {}
+    return _signature(func, arg_docs or {})[0]
+
+
+def _signature(
+    func: Callable[..., Any], arg_docs: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, TypeAdapter[Any]]]:
+    """``func``'s argument schema, and the converters of the arguments that JSON cannot carry
+    as they are (dataclasses, pydantic models, ...), by name."""
     try:
-        hints = typing.get_type_hints(func)
+        hints = typing.get_type_hints(func, include_extras=True)
     except Exception as exc:  # unresolved forward references, etc.
         raise ToolDefinitionError(f"Cannot read the type hints of {func!r}: {exc}") from exc
     properties: dict[str, Any] = {}
     required: list[str] = []
+    converters: dict[str, TypeAdapter[Any]] = {}
     open_ended = False
     for p in inspect.signature(func).parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -267,65 +290,161 @@ def schema_from_function(
                 f"Parameter {p.name!r} of {func.__name__} is positional-only; tools are called "
                 "with keyword arguments, so remove the '/'."
             )
-        prop = _schema_for_type(hints.get(p.name, Any), f"{func.__name__}({p.name})")
+        hint = hints.get(p.name, Any)
+        adapter = _adapter(hint, f"{func.__name__}({p.name})")
+        prop = _flat_schema(adapter.json_schema(), f"{func.__name__}({p.name})")
         if p.name in arg_docs:
-            prop["description"] = arg_docs[p.name]
+            prop.setdefault("description", arg_docs[p.name])
         if p.default is inspect.Parameter.empty:
             required.append(p.name)
         else:
             default = p.default.value if isinstance(p.default, enum.Enum) else p.default
             if _is_json(default):
                 prop["default"] = default
+        if not _arrives_as_is(hint):
+            converters[p.name] = adapter
         properties[p.name] = prop
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
     if open_ended:
         schema["additionalProperties"] = True
-    return schema
+    return schema, converters
 
 
-def _schema_for_type(tp: Any, where: str) -> dict[str, Any]:
-    if tp is Any or tp is inspect.Parameter.empty:
-        return {}
-    if tp in _SCALARS:
-        return {"type": _SCALARS[tp]}
-    if tp is type(None):
-        return {"type": "null"}
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return {"enum": [m.value for m in tp]}
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin is typing.Literal:
-        return {"enum": list(args)}
+def _adapter(hint: Any, where: str) -> TypeAdapter[Any]:
+    try:
+        adapter: TypeAdapter[Any] = TypeAdapter(_for_pydantic(hint))
+        adapter.json_schema()
+    except (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema, PydanticUserError) as exc:
+        raise ToolDefinitionError(
+            f"{where}: the type {hint!r} has no JSON Schema equivalent; use a JSON-like type "
+            "(str, int, float, bool, list, dict, Optional, Literal, Enum, TypedDict, a dataclass "
+            f"or a pydantic model) or pass parameters=... yourself ({type(exc).__name__})."
+        ) from exc
+    return adapter
+
+
+def _for_pydantic(hint: Any) -> Any:
+    """``hint`` with each ``typing.TypedDict`` remade as a ``typing_extensions.TypedDict``
+    (pydantic reads only those before Python 3.12)."""
+    if typing.is_typeddict(hint):
+        fields = typing.get_type_hints(hint, include_extras=True)
+        rebuilt = {
+            name: (Required if name in hint.__required_keys__ else NotRequired)[
+                _for_pydantic(tp)
+            ]
+            for name, tp in fields.items()
+        }
+        return typing_extensions.TypedDict(hint.__name__, rebuilt)  # type: ignore[operator]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if not args or origin is typing.Literal:
+        return hint
+    inner = tuple(_for_pydantic(a) for a in args)
+    if inner == args:
+        return hint
+    if origin is typing.Annotated:
+        return typing.Annotated[(inner[0], *hint.__metadata__)]
     if origin in (typing.Union, types.UnionType):
-        non_null = [a for a in args if a is not type(None)]
-        inner = (
-            _schema_for_type(non_null[0], where)
-            if len(non_null) == 1
-            else {"anyOf": [_schema_for_type(a, where) for a in non_null]}
-        )
-        if len(non_null) < len(args):
-            return _nullable(inner)
-        return inner
-    if tp in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset):
-        schema: dict[str, Any] = {"type": "array"}
-        if args and args[0] is not Ellipsis:
-            schema["items"] = _schema_for_type(args[0], where)
-        return schema
-    if tp is dict or origin is dict:
-        return {"type": "object"}
-    raise ToolDefinitionError(
-        f"{where}: the type {tp!r} has no JSON Schema equivalent here; use str, int, float, bool, "
-        "list[...], dict, Optional[...], Literal[...] or an Enum, or pass parameters=... yourself."
+        return typing.Union[inner]  # noqa: UP007 - made from a tuple of types
+    return origin[inner]
+
+
+def _arrives_as_is(hint: Any) -> bool:
+    """Values of ``hint`` come from JSON usable as they are: JSON types, ``Literal``, ``Enum``
+    (its value is passed, as always), containers and ``TypedDict`` of those. Other types
+    (dataclasses, pydantic models, ``datetime``, ...) are converted by pydantic first."""
+    if hint in _AS_IS or (isinstance(hint, type) and issubclass(hint, enum.Enum)):
+        return True
+    if typing.is_typeddict(hint):
+        return all(map(_arrives_as_is, typing.get_type_hints(hint).values()))
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return True
+    if origin is typing.Annotated:
+        return _arrives_as_is(typing.get_args(hint)[0])
+    return origin in _AS_IS_CONTAINERS and all(
+        _arrives_as_is(a) for a in typing.get_args(hint) if a is not Ellipsis
     )
 
 
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(schema.get("type"), str):
-        return {**schema, "type": [schema["type"], "null"]}
-    if "enum" in schema:
-        return {**schema, "enum": [*schema["enum"], None]}
-    return {"anyOf": [schema, {"type": "null"}]} if schema else {}
+_AS_IS = {str, int, float, bool, type(None), Any, list, dict, tuple, set, frozenset}
+_AS_IS_CONTAINERS = {typing.Union, types.UnionType, list, dict, tuple, set, frozenset}
+
+
+def _flat_schema(schema: dict[str, Any], where: str) -> dict[str, Any]:
+    r"""pydantic's schema without titles, with ``$ref``\ s replaced by their definitions and a
+    nullable type written as a type list.
+
+    Raises:
+        ToolDefinitionError: the type refers to itself (a recursive model).
+    """
+    definitions = schema.pop("$defs", {})
+
+    def flat(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [flat(v, seen) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            name = ref.rsplit("/", 1)[-1]
+            if name in seen:
+                raise ToolDefinitionError(
+                    f"{where}: {name} refers to itself; pass parameters=... yourself."
+                )
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            return flat({**definitions[name], **rest}, (*seen, name))
+        out = {
+            key: ({k: flat(v, seen) for k, v in value.items()} if key == "properties"
+                  else flat(value, seen))
+            for key, value in node.items() if key != "title"
+        }
+        return _nullable_type(out)
+
+    flattened: dict[str, Any] = flat(schema, ())
+    return flattened
+
+
+def _nullable_type(schema: dict[str, Any]) -> dict[str, Any]:
+    """``{"anyOf": [S, {"type": "null"}]}`` as ``S`` with ``"null"`` added to its type (and
+    ``None`` to its enum), when ``S`` has one type; else as it is."""
+    options = schema.get("anyOf")
+    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
+        return schema
+    other = options[0] if options[1] == {"type": "null"} else options[1]
+    if not isinstance(other.get("type"), str):
+        return schema
+    merged = {**other, **{k: v for k, v in schema.items() if k != "anyOf"}}
+    merged["type"] = [other["type"], "null"]
+    if "enum" in merged:
+        merged["enum"] = [*merged["enum"], None]
+    return merged
+
+
+def _converting(func: Callable[..., Any], converters: dict[str, TypeAdapter[Any]]) -> Any:
+    """``func`` called with the arguments named in ``converters`` converted from their JSON
+    form (a dict becomes the dataclass or model the signature asks for); ``func`` itself when
+    there are none. Keeps ``async def`` functions awaitable."""
+    if not converters:
+        return func
+
+    def convert(args: dict[str, Any]) -> dict[str, Any]:
+        return {k: converters[k].validate_python(v) if k in converters else v
+                for k, v in args.items()}
+
+    if inspect.iscoroutinefunction(func):
+        @functools.wraps(func)
+        async def call_async(**args: Any) -> Any:
+            return await func(**convert(args))
+
+        return call_async
+
+    @functools.wraps(func)
+    def call(**args: Any) -> Any:
+        return func(**convert(args))
+
+    return call
 
 
 def _is_json(value: Any) -> bool:
@@ -337,25 +456,12 @@ def _is_json(value: Any) -> bool:
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a docstring into (summary paragraph, {arg: description}) (Google style ``Args:``)."""
-    summary = doc.split("\n\n", 1)[0].strip()
-    summary = " ".join(summary.split())
-    args: dict[str, str] = {}
-    match = re.search(r"^(?:Args|Arguments|Parameters):[ \t]*\n", doc, re.MULTILINE)
-    if match:
-        current = None
-        for line in doc[match.end():].splitlines():
-            if not line.strip():
-                continue
-            if not line.startswith((" ", "\t")):
-                break  # the next section
-            item = re.match(r"\s+([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
-            if item:
-                current = item.group(1)
-                args[current] = item.group(2).strip()
-            elif current:
-                args[current] = f"{args[current]} {line.strip()}".strip()
-    return summary, args
+    """Split a docstring into (summary paragraph, {arg: description}), for Google, NumPy,
+    reST and Epydoc styles (``docstring-parser``); line breaks become spaces."""
+    parsed = docstring_parser.parse(doc)
+    summary = (parsed.description or "").split("\n\n", 1)[0]
+    args = {p.arg_name: " ".join((p.description or "").split()) for p in parsed.params}
+    return " ".join(summary.split()), args
 
 
 # -- checks and rendering ----------------------------------------------------------------------

@@ -3,19 +3,54 @@ and the plain-text rendering used in the system prompt."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import enum
 from collections.abc import Mapping
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, TypedDict
 
 import pytest
+from pydantic import BaseModel, Field
 
-from react_agent import Tool, Toolbox, ToolDefinitionError
+from react_agent import Tool, Toolbox, ToolCall, ToolDefinitionError
+from react_agent.invoker import invoke
 from react_agent.toolbox import DEFAULT_TOOL_TIMEOUT, schema_from_function
 
 
 class Color(enum.Enum):
     RED = "red"
     BLUE = "blue"
+
+
+@dataclasses.dataclass
+class City:
+    name: str
+    country: str = "FR"
+
+
+class _Named(TypedDict):
+    name: str
+
+
+class CityTD(_Named, total=False):  # typing.TypedDict, which pydantic refuses before 3.12
+    country: str
+
+
+class CityModel(BaseModel):
+    name: str
+    country: str = "FR"
+
+
+class Node(BaseModel):
+    children: list[Node] = []
+
+
+CITY_SCHEMA_TD = {"type": "object", "properties": {"name": {"type": "string"},
+                                                    "country": {"type": "string"}},
+                  "required": ["name"]}
+CITY_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"},
+                                                 "country": {"type": "string", "default": "FR"}},
+               "required": ["name"]}
 
 
 def _schema(func: Any) -> dict[str, Any]:
@@ -42,13 +77,23 @@ def _prop(hint: Any) -> dict[str, Any]:
         (bool, {"type": "boolean"}),
         (list[str], {"type": "array", "items": {"type": "string"}}),
         (list[int], {"type": "array", "items": {"type": "integer"}}),
-        (list, {"type": "array"}),
-        (dict, {"type": "object"}),
-        (dict[str, int], {"type": "object"}),
+        (list, {"type": "array", "items": {}}),
+        (dict, {"type": "object", "additionalProperties": True}),
+        (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
+        (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
+        (set[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
         (Optional[int], {"type": ["integer", "null"]}),  # noqa: UP045 - testing Optional itself
         (int | None, {"type": ["integer", "null"]}),
-        (Literal["c", "f"], {"enum": ["c", "f"]}),
-        (Color, {"enum": ["red", "blue"]}),
+        (list[int] | None, {"type": ["array", "null"], "items": {"type": "integer"}}),
+        (Literal["c", "f"], {"type": "string", "enum": ["c", "f"]}),
+        (Color, {"type": "string", "enum": ["red", "blue"]}),
+        (Color | None, {"type": ["string", "null"], "enum": ["red", "blue", None]}),
+        (Annotated[int, Field(description="Days ahead.", ge=1)],
+         {"type": "integer", "description": "Days ahead.", "minimum": 1}),
+        (City, CITY_SCHEMA),
+        (CityTD, CITY_SCHEMA_TD),
+        (CityModel, CITY_SCHEMA),
+        (list[City], {"type": "array", "items": CITY_SCHEMA}),
         (Any, {}),
     ],
     ids=lambda v: getattr(v, "__name__", None) or repr(v)[:30],
@@ -135,6 +180,70 @@ def test_docstring_summary_and_google_args() -> None:
     props = tool.parameters["properties"]
     assert props["city"]["description"] == 'The city name, e.g. "Beijing"; pass only the name.'
     assert props["unit"]["description"] == '"c" or "f".'
+
+
+def test_other_docstring_styles_and_field_descriptions() -> None:
+    def find(query: str, limit: Annotated[int, Field(description="At most this many.")] = 5,
+             ) -> str:
+        """Find documents.
+
+        :param query: words to look for
+        :param limit: ignored: the Field's description comes first
+        """
+        return ""
+
+    tool = Toolbox().add(find)
+    assert tool.description == "Find documents."
+    assert tool.parameters["properties"] == {
+        "query": {"type": "string", "description": "words to look for"},
+        "limit": {"type": "integer", "description": "At most this many.", "default": 5},
+    }
+
+
+def test_structured_arguments_reach_the_tool_as_the_types_it_declares() -> None:
+    got: list[Any] = []
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def plan(stops: list[City], owner: CityModel, note: CityTD, when: complex = 0j) -> str:
+        """Plan a trip."""
+        got.extend([stops, owner, note, when])
+        return "ok"
+
+    @toolbox.tool
+    async def aplan(owner: CityModel) -> str:
+        """Plan a trip, asynchronously."""
+        return f"{type(owner).__name__} {owner.name}"
+
+    assert plan is not toolbox["plan"].func  # wrapped, to convert the arguments
+    call = {"stops": [{"name": "Lyon"}], "owner": {"name": "Ann", "country": "BE"},
+            "note": {"name": "x"}, "when": "1+2j"}
+    assert invoke(toolbox, ToolCall("plan", call)).observation == "ok"
+    assert got == [[City("Lyon")], CityModel(name="Ann", country="BE"), {"name": "x"}, 1 + 2j]
+    result = invoke(toolbox, ToolCall("aplan", {"owner": {"name": "Bo"}}))
+    assert result.observation == "CityModel Bo"
+    assert asyncio.run(toolbox["aplan"].func(owner={"name": "Cy"})) == "CityModel Cy"
+    got.clear()
+    bad = invoke(toolbox, ToolCall("plan", {**call, "stops": [{"country": "FR"}]}))
+    assert bad.error == "invalid_args" and "name: missing" in bad.observation  # from the schema
+    assert got == []
+
+
+def test_plain_json_arguments_are_passed_unconverted() -> None:
+    def f(x: int, tags: list[str], color: Color = Color.RED) -> str:
+        """Doc."""
+        return ""
+
+    assert Toolbox().add(f).func is f
+
+
+def test_a_recursive_model_is_refused_with_the_fix() -> None:
+    def walk(tree: Node) -> str:
+        """Walk a tree."""
+        return ""
+
+    with pytest.raises(ToolDefinitionError, match=r"walk\(tree\).*refers to itself.*parameters="):
+        Toolbox().add(walk)
 
 
 def test_explicit_description_overrides_docstring() -> None:
@@ -251,7 +360,11 @@ def _positional_only(x: str, /) -> str:
     return x
 
 
-def _complex_hint(x: complex) -> str:
+class _Opaque:
+    """A class pydantic knows nothing about."""
+
+
+def _opaque_hint(x: _Opaque) -> str:
     """Unsupported type."""
     return str(x)
 
@@ -308,8 +421,8 @@ BAD_DEFINITIONS = [
         "needs a callable", id="not-callable",
     ),
     pytest.param(
-        dict(func=_complex_hint),
-        r"_complex_hint\(x\).*complex.*pass parameters=", id="unsupported-type-hint",
+        dict(func=_opaque_hint),
+        r"_opaque_hint\(x\).*_Opaque.*pass parameters=", id="unsupported-type-hint",
     ),
     pytest.param(
         dict(func=_positional_only),
