@@ -22,19 +22,11 @@ from filelock import FileLock
 from .errors import ConfigError
 from .lexical import overlap
 from .lexical import terms as words
+from .paths import data_dir
 from .persist import write_atomically
 from .toolbox import Toolbox
 
 _USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
-
-
-def data_dir() -> Path:
-    """Where memories live: ``$REACT_AGENT_DATA``, else ``$XDG_DATA_HOME/react-agent``, else
-    ``~/.local/share/react-agent``."""
-    if os.environ.get("REACT_AGENT_DATA"):
-        return Path(os.environ["REACT_AGENT_DATA"])
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "react-agent"
 
 
 class MemoryStore:

@@ -34,8 +34,8 @@ from typing import Literal
 from filelock import FileLock
 
 from ..errors import ConfigError
+from ..paths import cache_dir
 from ..persist import write_atomically
-from .weights import cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def decide(
         model_path: the GGUF file to be loaded.
         forced: ``True``/``False`` skips the probe; ``None`` decides as above.
         cache_file: where verdicts are kept; default ``<cache dir>/cpu-probe.json`` (see
-            :func:`react_agent.models.weights.cache_dir`).
+            :func:`react_agent.paths.cache_dir`).
         probe_command: the child to run instead of :func:`probe_command_for` (tests).
         timeout: seconds the probe may take.
 

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..paths import cache_dir
 
 DEFAULT_MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 DEFAULT_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
@@ -23,15 +24,6 @@ PART_COUNT = 22
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(bytes_done, bytes_total)`` while assembling."""
-
-
-def cache_dir() -> Path:
-    """Where assembled weights live: ``$REACT_AGENT_CACHE``, else ``$XDG_CACHE_HOME/react-agent``,
-    else ``~/.cache/react-agent``."""
-    if os.environ.get("REACT_AGENT_CACHE"):
-        return Path(os.environ["REACT_AGENT_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "react-agent"
 
 
 def part_files() -> list[Path]:
