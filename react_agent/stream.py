@@ -1,82 +1,81 @@
 """Streaming helpers: the final answer's characters as the model writes them.
 
-Peers' users ask for an answer-only stream (the text of ``final_answer`` without the JSON around
+Peers' users ask for an answer-only stream (the text of the final answer without the JSON around
 it) so that a chat UI can show it as it is generated. :class:`FinalAnswerStream` is fed the raw
-reply piece by piece and returns the decoded characters of the ``"final_answer": "..."`` string
-as soon as they are known (JSON escapes included, even when split across pieces).
+reply piece by piece; it reads the reply's JSON object as far as it is written (``jiter``'s
+partial mode, which also decodes escapes only once they are whole) and returns the new
+characters of the string at the answer's place in the envelope, ``action.final_answer``. A key
+of that name anywhere else (a tool argument, a nested object) is not the answer and streams
+nothing.
 """
 
 from __future__ import annotations
 
-import re
+import json
+from typing import Any
 
-_KEY = re.compile(r'"final_answer"\s*:\s*"')
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+import jiter
+
+_DECODER = json.JSONDecoder()
 
 
 class FinalAnswerStream:
-    """Incremental extractor of the ``final_answer`` string from a streamed JSON reply.
+    """Incremental reader of ``{"thought": ..., "action": {"final_answer": "..."}}`` replies.
 
-    ``feed(delta) -> str`` returns the newly known answer characters (often ``""``). Only the
-    canonical ``"final_answer": "..."`` form is streamed; other shapes the parser accepts
-    (aliases, Python-style quotes) yield nothing here, and the parsed ``RunResult.final_answer``
-    stays the authoritative text.
+    ``feed(delta) -> str`` returns the newly known answer characters (often ``""``). The JSON
+    object starts at the reply's first ``{`` that begins valid JSON (prose or a Markdown fence
+    before it is skipped); text after the object is ignored. Only the canonical envelope is
+    streamed: other shapes the parser accepts (aliases, Python-style quotes, ReAct text) yield
+    nothing here, and the parsed ``RunResult.final_answer`` stays the authoritative text.
+
+    Attributes:
+        text: everything fed so far.
+        answer: the answer characters returned so far.
+        done: the JSON object is complete; further pieces return ``""``.
     """
 
     def __init__(self) -> None:
         self.text = ""
         self.answer = ""
         self.done = False
-        self._cursor: int | None = None
+        self._start: int | None = None  # where the JSON object begins
+        self._search = 0  # where to look for it
 
     def feed(self, delta: str) -> str:
         self.text += delta
         if self.done:
             return ""
-        if self._cursor is None:
-            # the key can straddle pieces: look back a little before the new piece
-            match = _KEY.search(self.text, max(0, len(self.text) - len(delta) - 32))
-            if match is None:
-                return ""
-            self._cursor = match.end()
-        out: list[str] = []
-        text, i = self.text, self._cursor
-        while i < len(text):
-            char = text[i]
-            if char == '"':
-                self.done = True
-                break
-            if char != "\\":
-                out.append(char)
-                i += 1
-                continue
-            if i + 1 >= len(text):
-                break  # an escape cut by the piece boundary: wait for the rest
-            code = text[i + 1]
-            if code == "u":
-                size = 12 if _high(text, i) else 6
-                if i + size > len(text):
-                    break  # wait for the whole \\uXXXX (or surrogate pair)
-                out.append(_decode_u(text[i : i + size]))
-                i += size
-            else:
-                out.append(_ESCAPES.get(code, code))
-                i += 2
-        self._cursor = i
-        piece = "".join(out)
-        self.answer += piece
+        answer = _answer_in(self._envelope())
+        if answer is None or not answer.startswith(self.answer):
+            return ""
+        piece = answer[len(self.answer):]
+        self.answer = answer
         return piece
 
+    def _envelope(self) -> Any:
+        """The reply's JSON object as far as it is written (``None`` before its ``{``)."""
+        while True:
+            if self._start is None:
+                found = self.text.find("{", self._search)
+                if found < 0:
+                    return None
+                self._start = found
+            body = self.text[self._start:]
+            try:
+                value, _ = _DECODER.raw_decode(body)
+            except ValueError:
+                pass
+            else:
+                self.done = True
+                return value
+            try:
+                return jiter.from_json(body.encode(), partial_mode="trailing-strings")
+            except ValueError:  # this brace opens no JSON (prose): try the next one
+                self._start, self._search = None, self._start + 1
 
-def _high(text: str, i: int) -> bool:
-    """``text[i:]`` starts a ``\\uD800``-``\\uDBFF`` escape (the first half of a pair)."""
-    return text[i + 2 : i + 4].lower() in ("d8", "d9", "da", "db")
 
-
-def _decode_u(escape: str) -> str:
-    try:
-        return escape.encode("ascii").decode("unicode_escape").encode(
-            "utf-16", "surrogatepass"
-        ).decode("utf-16")
-    except (UnicodeError, ValueError):
-        return escape
+def _answer_in(envelope: Any) -> str | None:
+    """The string at ``action.final_answer``, if the envelope has one there."""
+    action = envelope.get("action") if isinstance(envelope, dict) else None
+    answer = action.get("final_answer") if isinstance(action, dict) else None
+    return answer if isinstance(answer, str) else None

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from react_agent import Agent, ScriptedModel, Toolbox
 from react_agent.stream import FinalAnswerStream
 
 
@@ -39,9 +41,44 @@ def test_a_tool_call_streams_no_answer() -> None:
     reply = '{"thought": "the \\"final_answer\\": comes later", ' \
         '"action": {"name": "f", "args": {}}}'
     out, stream = feed_all(reply, list(range(0, len(reply), 3)))
-    assert out == "" and not stream.done
+    assert out == "" and stream.answer == "" and stream.done  # the object closed, no answer
 
 
 def test_text_after_the_answer_is_ignored() -> None:
     out, _ = feed_all('{"action": {"final_answer": "yes"}}\n{"final_answer": "no"}', [5, 30])
     assert out == "yes"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a tool argument of that name is not the answer
+        '{"thought": "t", "action": {"name": "save", "args": {"final_answer": "DRAFT"}}}',
+        # nor is a key at the top level or in another object
+        '{"thought": "t", "final_answer": "DRAFT", "action": {"name": "f", "args": {}}}',
+        '{"thought": "t", "notes": {"final_answer": "DRAFT"}, "action": {"name": "f", "args": {}}}',
+        # a list of actions holds tool calls only
+        '{"thought": "t", "action": [{"final_answer": "DRAFT"}]}',
+    ],
+)
+def test_only_the_answer_at_its_place_in_the_envelope_streams(reply: str) -> None:
+    out, stream = feed_all(reply, list(range(0, len(reply), 4)))
+    assert out == "" and stream.answer == ""
+
+
+@pytest.mark.parametrize(
+    "before", ["", "Sure! {not json} here it is:\n", "```json\n", "<think>x</think>\n"]
+)
+def test_the_envelope_may_follow_prose_or_a_fence(before: str) -> None:
+    reply = before + '{"thought": "t", "action": {"final_answer": "Paris, 18 °C"}}\n```'
+    out, stream = feed_all(reply, list(range(0, len(reply), 3)))
+    assert out == "Paris, 18 °C" and stream.done
+
+
+def test_stream_answer_skips_a_tool_argument_named_final_answer() -> None:
+    toolbox = Toolbox()
+    toolbox.add(lambda final_answer: "saved", name="save", description="Save a draft.")
+    replies = ['{"thought": "t", "action": {"name": "save", "args": {"final_answer": "DRAFT"}}}',
+               '{"thought": "t", "action": {"final_answer": "Saved it."}}']
+    agent = Agent(ScriptedModel(replies, chunk_chars=3), toolbox)
+    assert "".join(agent.stream_answer("save a draft")) == "Saved it."
