@@ -1,6 +1,8 @@
-"""The ``react-agent`` command: ``run`` a task, or ``parse`` a raw reply to see what the parser
-makes of it. Exit codes: 0 final answer, 1 the run ended otherwise (or the reply was unusable),
-2 usage or configuration error, 130 interrupted."""
+"""The ``react-agent`` command: ``run`` a task (or a JSON Lines file of tasks, or a saved run to
+resume), ``chat`` over several turns, ``eval`` the first action on a suite, ``replay`` a trace,
+or ``parse`` a raw reply to see what the parser makes of it. Exit codes: 0 final answer (for
+``eval``: the eval ran), 1 the run ended otherwise (or the reply was unusable), 2 usage or
+configuration error, 130 interrupted."""
 
 from __future__ import annotations
 

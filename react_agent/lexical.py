@@ -45,7 +45,9 @@ def overlap(query: set[str], words: set[str]) -> int:
 
 def rank(query: str, documents: Sequence[str]) -> list[float]:
     """A score per document: the sum over matching query terms of their inverse document
-    frequency, ``log(1 + N / df)`` (rare words weigh more; after BM25's idf)."""
+    frequency, ``log(1 + N / df)`` for ``N`` documents of which ``df`` match the term (rare
+    words weigh more). Plain idf: unlike BM25, how often a term occurs in a document and how
+    long the document is do not count."""
     docs = [terms(d) for d in documents]
     query_terms = terms(query)
     scores = [0.0] * len(docs)

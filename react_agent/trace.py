@@ -6,7 +6,8 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
 ``time``, an ISO 8601 UTC timestamp):
 
 - ``run_start``: ``task``, ``system_prompt``, ``tools`` (names), ``model``.
-- ``model_call``: ``step`` (1-based), ``messages`` and ``message_chars`` (what was sent),
+- ``model_call``: ``step`` (1-based), ``messages`` and ``message_chars`` (how many messages,
+  of how many characters in all, were sent),
   ``raw_output``, ``seconds``, ``prompt_tokens``, ``completion_tokens``, then what the parser
   made of it: ``stage`` and ``repairs``, ``thought``, ``tool_calls`` (``[{name, args}]``),
   ``final_answer``, or ``parse_error`` (the problem) when the reply was unusable;

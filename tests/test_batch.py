@@ -58,7 +58,22 @@ def test_summary_table_counts() -> None:
     assert rows[1:] == [["final_answer", "1", "1", "0", "2", "15", "1.5"],
                         ["max_steps", "1", "0", "1", "3", "2", "0.5"],
                         ["total", "2", "1", "1", "5", "17", "2.0"]]
-    assert json.dumps(records)  # records are plain JSON
+
+
+def test_the_results_file_holds_each_task_record_as_run(tmp_path: Path) -> None:
+    tasks = [BatchTask("a", "one", expected=("Paris",)), BatchTask("b", "two", expected=("Rome",))]
+    answers = iter(["Paris it is.", "Oslo."])
+
+    def make_agent(task: BatchTask) -> Agent:
+        reply = json.dumps({"thought": "t", "action": {"final_answer": next(answers)}})
+        return Agent(ScriptedModel([reply]))
+
+    report = run_batch(tasks, tmp_path / "r.jsonl", make_agent)
+    assert read_records(tmp_path / "r.jsonl") == report.records
+    assert [(r["id"], r["passed"], r["missing"]) for r in report.records] == [
+        ("a", True, []), ("b", False, ["Rome"]),
+    ]
+    assert report.records[1]["result"]["final_answer"] == "Oslo."
 
 
 def test_a_results_line_cut_short_by_a_crash_does_not_stop_the_batch(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from react_agent import Agent, OutputParseError, Toolbox, parse_reply
+from react_agent import Agent, ModelError, OutputParseError, Toolbox, parse_reply
 from react_agent.display import Printer, summary
 from react_agent.models import ScriptedModel
 
@@ -135,14 +135,23 @@ def test_long_observation_shortened_on_screen_only() -> None:
     assert result.steps[0].observations == ["z" * 300]
 
 
-def test_summary_with_error() -> None:
-    agent = Agent(ScriptedModel([]), Toolbox())
+def test_summary_counts_what_the_run_kept(agent: Agent) -> None:
     result = agent.run("task")
-    text = summary(result)
-    first, second = text.split("\n")
-    assert first.startswith("model_error, 0 model calls, 0 tool calls, 0 tokens, ")
-    assert second == result.error
-    assert "ScriptedModel has only 0 replies" in second
+    tokens = result.usage["prompt_tokens"] + result.usage["completion_tokens"]
+    assert tokens > 0
+    line = f"final_answer, 4 model calls, 2 tool calls, {tokens} tokens, "
+    assert summary(result).startswith(line)
+
+
+def test_summary_of_a_failed_run_says_why_on_its_own_line(agent: Agent) -> None:
+    def down(messages: object) -> str:
+        raise ModelError("The model server at http://127.0.0.1:9/v1 is down.", cause="connection")
+
+    agent.model = ScriptedModel([REPLIES[0], down])
+    result = agent.run("task")
+    first, second = summary(result).split("\n")
+    assert first.startswith("model_error, ") and ", 1 tool call, " in first
+    assert second == result.error == "The model server at http://127.0.0.1:9/v1 is down."
 
 
 def test_a_resumed_run_says_so() -> None:
