@@ -55,12 +55,10 @@ class FinalAnswerStream:
     def _envelope(self) -> Any:
         """The reply's JSON object as far as it is written (``None`` before its ``{``)."""
         while True:
-            if self._start is None:
-                found = self.text.find("{", self._search)
-                if found < 0:
-                    return None
-                self._start = found
-            body = self.text[self._start:]
+            start = self.text.find("{", self._search) if self._start is None else self._start
+            if start < 0:
+                return None
+            self._start, body = start, self.text[start:]
             try:
                 value, _ = _DECODER.raw_decode(body)
             except ValueError:
@@ -71,7 +69,7 @@ class FinalAnswerStream:
             try:
                 return jiter.from_json(body.encode(), partial_mode="trailing-strings")
             except ValueError:  # this brace opens no JSON (prose): try the next one
-                self._start, self._search = None, self._start + 1
+                self._start, self._search = None, start + 1
 
 
 def _answer_in(envelope: Any) -> str | None:

@@ -344,7 +344,8 @@ def _for_pydantic(hint: Any) -> Any:
     if inner == args:
         return hint
     if origin is typing.Annotated:
-        return typing.Annotated[(inner[0], *hint.__metadata__)]
+        annotated = (inner[0], *hint.__metadata__)
+        return typing.Annotated[annotated]
     if origin in (typing.Union, types.UnionType):
         return typing.Union[inner]  # noqa: UP007 - made from a tuple of types
     return origin[inner]

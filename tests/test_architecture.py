@@ -1,0 +1,98 @@
+"""The package's shape: modules import only from the layers before them, every public class and
+function has resolvable type hints, and what users import from ``react_agent`` is there."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+import typing
+from pathlib import Path
+
+import pytest
+
+import react_agent
+
+PACKAGE = Path(react_agent.__file__).parent
+
+ORDER = [
+    # 1. errors and plain data
+    "errors", "persist", "types", "paths",
+    # 2. tools and prompts
+    "toolbox", "prompts", "lexical", "stream", "calculator", "clock", "file_tools",
+    # 3. reading replies, running tools, routing; the model backends
+    "parser", "invoker", "constrain", "routing", "builtin_tools", "memory",
+    "models.base", "models.scripted", "models.weights", "models.cpu_probe", "models.llama_cpp",
+    "models.llama_server", "models.openai_chat", "models",
+    # 4. events and options
+    "events", "config",
+    # 5. conversations, the agent
+    "conversation", "agent",
+    # 6. runs in bulk, traces, printing; the command line
+    "batch", "evaluation", "trace", "display", "cli", "__main__",
+]
+"""Every module, each importing only from those before it."""
+
+
+def package_imports(module: str) -> set[str]:
+    """The modules of the package that ``module`` imports (relative imports; the package root,
+    always imported first, left out)."""
+    path = PACKAGE.joinpath(*module.split(".")).with_suffix(".py")
+    if not path.exists():
+        path = PACKAGE.joinpath(*module.split("."), "__init__.py")
+    package = module.split(".")[:-1] if path.name != "__init__.py" else module.split(".")
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            if node.module:
+                found.add(".".join([*base, node.module]))
+            else:
+                found.update(".".join([*base, alias.name]) for alias in node.names)
+    return found & set(ORDER)
+
+
+def test_every_module_is_placed_in_the_layers() -> None:
+    modules = {
+        m.name.removeprefix("react_agent.")
+        for m in pkgutil.walk_packages(react_agent.__path__, "react_agent.")
+    }
+    assert modules == set(ORDER)
+
+
+@pytest.mark.parametrize("module", ORDER)
+def test_modules_import_only_from_earlier_layers(module: str) -> None:
+    later = set(ORDER[ORDER.index(module):])
+    assert not package_imports(module) & later
+
+
+PUBLIC = [
+    obj
+    for info in pkgutil.walk_packages(react_agent.__path__, "react_agent.")
+    if not info.name.endswith("__main__")
+    for name, obj in vars(importlib.import_module(info.name)).items()
+    if not name.startswith("_") and getattr(obj, "__module__", None) == info.name
+    and (inspect.isclass(obj) or inspect.isfunction(obj))
+]
+
+
+@pytest.mark.parametrize("obj", PUBLIC, ids=lambda o: f"{o.__module__}.{o.__qualname__}")
+def test_type_hints_resolve(obj: object) -> None:
+    typing.get_type_hints(obj)
+    if inspect.isclass(obj):
+        for name, member in vars(obj).items():
+            if isinstance(member, property):
+                typing.get_type_hints(member.fget)
+            elif inspect.isfunction(member) and (name == "__init__" or not name.startswith("_")):
+                typing.get_type_hints(member)
+
+
+@pytest.mark.parametrize("name", ["Agent", "AgentConfig", "ChatModel", "ModelReply", "Message",
+                                  "RunResult", "ScriptedModel", "Status", "Step", "Toolbox"])
+def test_what_users_import_from_the_package(name: str) -> None:
+    assert name in react_agent.__all__ and getattr(react_agent, name) is not None
+
+
+def test_the_package_is_typed() -> None:
+    assert (PACKAGE / "py.typed").is_file()
