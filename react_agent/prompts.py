@@ -9,6 +9,7 @@ The idea of prompts as package files loaded with ``importlib.resources`` is smol
 from __future__ import annotations
 
 import functools
+import os
 import string
 from importlib import resources
 from pathlib import Path
@@ -53,25 +54,67 @@ def render(name: str, **variables: Any) -> str:
     Raises:
         ConfigError: the template needs a variable that was not given, or has a stray ``$``.
     """
-    try:
-        return load_template(name).substitute(variables).rstrip()
-    except KeyError as exc:
-        raise ConfigError(f"Prompt {name!r} needs the variable {exc.args[0]!r}.") from exc
-    except ValueError as exc:
-        raise ConfigError(f"Prompt {name!r} is malformed: {exc}") from exc
+    return _substitute(load_template(name), f"Prompt {name!r}", variables)
 
 
-def render_system_prompt(toolbox: Toolbox, instructions: str = "") -> str:
+def render_system_prompt(
+    toolbox: Toolbox, instructions: str = "", template: str | os.PathLike[str] | None = None
+) -> str:
     """The system prompt for ``toolbox``: role, tool descriptions, reply format and rules.
 
     Args:
         toolbox: the tools to describe (an empty toolbox is allowed: the model can only answer).
         instructions: extra text appended as "Additional instructions" (e.g. a persona or a
             language requirement); empty for none.
+        template: a system prompt of your own instead of ``prompts/system.md``: a path to a
+            file (``pathlib.Path`` or any ``os.PathLike``), or the template text itself (a
+            ``str``), in the same syntax (``$tools`` for the tool descriptions,
+            ``$instructions`` for the extra text, ``$$`` for a dollar sign).
 
     Returns:
-        The rendered ``prompts/system.md`` as one string.
+        The rendered template as one string.
+
+    Raises:
+        ConfigError: the template file cannot be read; the template has no ``$tools`` (the model
+            would not know the tools), or no ``$instructions`` while ``instructions`` are given;
+            or it uses another variable or a stray ``$``.
     """
     tools = toolbox.describe() if len(toolbox) else "(no tools: answer from what you know)"
     extra = f"\n\nAdditional instructions:\n{instructions.strip()}" if instructions.strip() else ""
-    return render("system", tools=tools, instructions=extra)
+    chosen = load_template("system") if template is None else _own_template(template)
+    placed = _identifiers(chosen)
+    for name, needed in (("tools", True), ("instructions", bool(extra))):
+        if needed and name not in placed:
+            raise ConfigError(f"The system prompt template has no ${name}; put it where the "
+                              f"{name} should go.")
+    label = "Prompt 'system'" if template is None else "The system prompt template"
+    return _substitute(chosen, label, {"tools": tools, "instructions": extra})
+
+
+def _own_template(source: str | os.PathLike[str]) -> string.Template:
+    if isinstance(source, str):
+        return string.Template(source)
+    try:
+        return string.Template(Path(source).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the system prompt template {source}: "
+                          f"{exc.strerror or exc}.") from exc
+
+
+def _identifiers(template: string.Template) -> set[str]:
+    """The variable names ``template`` uses (``Template.get_identifiers`` needs Python 3.11)."""
+    found = set()
+    for match in template.pattern.finditer(template.template):
+        name = match.group("named") or match.group("braced")
+        if name:
+            found.add(name)
+    return found
+
+
+def _substitute(template: string.Template, label: str, variables: dict[str, Any]) -> str:
+    try:
+        return template.substitute(variables).rstrip()
+    except KeyError as exc:
+        raise ConfigError(f"{label} needs the variable {exc.args[0]!r}.") from exc
+    except ValueError as exc:
+        raise ConfigError(f"{label} is malformed: {exc}") from exc

@@ -176,3 +176,37 @@ def test_installed_wheel_finds_its_prompts(wheel: Path, tmp_path: Path) -> None:
     assert Path(module_file).is_relative_to(target)
     assert Path(directory) == target / "react_agent" / "_prompts"
     assert '"final_answer"' in text
+
+
+OWN = 'You answer tersely, in French.\nTools:\n$tools\nReply as JSON.$instructions'
+
+
+@pytest.mark.parametrize("as_path", [False, True])
+def test_system_prompt_from_a_template_of_your_own(
+    toolbox: Toolbox, tmp_path: Path, as_path: bool
+) -> None:
+    source: str | Path = OWN
+    if as_path:
+        source = tmp_path / "system.md"
+        source.write_text(OWN, encoding="utf-8")
+    text = render_system_prompt(toolbox, "Sign as Bot.", template=source)
+    assert text.startswith("You answer tersely, in French.\nTools:\n- get_weather:")
+    assert text.endswith("Additional instructions:\nSign as Bot.")
+    assert "Rules:" not in text  # nothing of prompts/system.md
+
+
+@pytest.mark.parametrize(
+    ("template", "instructions", "message"),
+    [
+        ("No tools here.", "", r"has no \$tools"),
+        ("Tools: $tools", "Be brief.", r"has no \$instructions"),
+        ("Tools: $tools for $user", "", "needs the variable 'user'"),
+        ("Tools: $tools costs 5$", "", "is malformed"),
+        (Path("/no/such/system.md"), "", "Cannot read the system prompt template"),
+    ],
+)
+def test_a_template_of_your_own_that_cannot_work_is_refused(
+    toolbox: Toolbox, template: str | Path, instructions: str, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        render_system_prompt(toolbox, instructions, template=template)
