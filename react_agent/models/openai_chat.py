@@ -4,6 +4,7 @@ through the official ``openai`` SDK. Only plain messages are sent: never ``tools
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Sequence
 from typing import Any
@@ -131,13 +132,10 @@ class OpenAIChatModel:
         requests = self._requests(self.model_name(), messages, schema, strict, stream=True)
         chunks = _send(requests, self.client.chat.completions.create)
         final = _Final()
-        try:
+        with self._explained():
             for chunk in chunks:
-                piece = final.take(chunk)
-                if piece:
+                if piece := final.take(chunk):
                     yield piece
-        except Exception as exc:
-            raise self._explain(exc) from exc
         yield final.reply()
 
     async def astream(
@@ -149,13 +147,10 @@ class OpenAIChatModel:
         requests = self._requests(model, messages, schema, strict, stream=True)
         chunks = await _asend(requests, self._aclient().chat.completions.create)
         final = _Final()
-        try:
+        with self._explained():
             async for chunk in chunks:
-                piece = final.take(chunk)
-                if piece:
+                if piece := final.take(chunk):
                     yield piece
-        except Exception as exc:
-            raise self._explain(exc) from exc
         yield final.reply()
 
     def _requests(
@@ -266,6 +261,15 @@ class OpenAIChatModel:
             completion_tokens=getattr(usage, "completion_tokens", None),
             finish_reason=choice.finish_reason,
         )
+
+    @contextlib.contextmanager
+    def _explained(self) -> Iterator[None]:
+        """Any exception inside (a stream that breaks off) raised as the :class:`ModelError`
+        that explains it."""
+        try:
+            yield
+        except Exception as exc:
+            raise self._explain(exc) from exc
 
     def _explain(self, exc: Exception) -> ModelError:
         """Turn an SDK exception into a ModelError that names the cause, the URL and the fix."""
