@@ -11,6 +11,10 @@ never prints. In order, a run gives::
     RunFinished
 
 A conversation gives a ``HistoryCompressed`` before a turn whose history it summarised.
+Each callback is called with an event before it is yielded; an exception a callback raises
+(other than ``KeyboardInterrupt``, which ends the run as ``interrupted``) propagates out of
+``run``/``iter``: the run does not go on, so a callback that must not stop it catches its own
+errors.
 ``ModelToken``/``AnswerToken`` come only when streaming (``AgentConfig(stream=True)`` and a
 backend with ``stream``).
 """

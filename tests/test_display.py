@@ -167,3 +167,4 @@ def test_a_resumed_run_says_so() -> None:
     agent.resume(first)
     lines = out.getvalue().splitlines()
     assert lines[:2] == ["Task: task", "Resuming: after 1 step of the saved run"]
+
