@@ -146,6 +146,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_contains_the_prompts(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "react_agent/_prompts/system.md" in names
+    assert "react_agent/py.typed" in names  # type checkers read the package's hints
     for path in TEMPLATE_FILES:
         packaged = f"react_agent/_prompts/{path.name}"
         assert packaged in names
