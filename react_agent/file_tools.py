@@ -208,30 +208,8 @@ class FileTools:
             raise ValueError("pattern is empty; give the text to look for.")
         _check_positive("max_results", max_results)
         limit = min(max_results, MAX_SEARCH_RESULTS)
-        needle = pattern.casefold()
         start = self._existing(path)
-        results: list[str] = []
-        scanned = 0
-        capped_files = False
-        for file in self._walk_files(start):
-            if scanned >= MAX_SEARCH_FILES:
-                capped_files = True
-                break
-            scanned += 1
-            try:
-                data, _ = _read_head(file, MAX_SEARCH_FILE_BYTES)
-            except OSError:
-                continue
-            if _is_binary(data):
-                continue
-            shown = self._show(file)
-            for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-                if needle in line.casefold():
-                    results.append(f"{shown}:{lineno}: {_excerpt(line, needle)}")
-                    if len(results) >= limit:
-                        break
-            if len(results) >= limit:
-                break
+        results, scanned, capped_files = self._matching_lines(start, pattern.casefold(), limit)
         where = self._show(start)
         if not results:
             note = f"No matches for {pattern!r} in {where} ({scanned} files searched)."
@@ -246,6 +224,30 @@ class FileTools:
         elif capped_files:
             results.append(f"[stopped after {MAX_SEARCH_FILES} files; search a narrower path]")
         return "\n".join(results)
+
+    def _matching_lines(self, start: Path, needle: str, limit: int) -> tuple[list[str], int, bool]:
+        """``path:lineno: line`` for up to ``limit`` lines holding ``needle`` (casefolded) in
+        the text files under ``start``; how many files were scanned; whether the file cap
+        stopped the scan."""
+        results: list[str] = []
+        scanned = 0
+        for file in self._walk_files(start):
+            if scanned >= MAX_SEARCH_FILES:
+                return results, scanned, True
+            scanned += 1
+            try:
+                data, _ = _read_head(file, MAX_SEARCH_FILE_BYTES)
+            except OSError:
+                continue
+            if _is_binary(data):
+                continue
+            shown = self._show(file)
+            for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+                if needle in line.casefold():
+                    results.append(f"{shown}:{lineno}: {_excerpt(line, needle)}")
+                    if len(results) >= limit:
+                        return results, scanned, False
+        return results, scanned, False
 
     # -- paths inside the root -------------------------------------------------------------------
     def _resolve(self, path: str) -> Path:
