@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
 STATUSES = (
     "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
+    "internal_error",
 )
 """How a run can end (``RunResult.status``)."""
 
@@ -488,6 +489,9 @@ class Agent:
                     if run.status == "parse_errors":
                         break
                     continue
+                except Exception as exc:  # a bug of ours: end the run, keep the trajectory
+                    _internal_error(run, step, exc)
+                    break
                 failures, actions = 0, actions + 1
                 _take(step, parsed)
                 yield ReplyParsed(step, parsed)
@@ -572,6 +576,9 @@ class Agent:
         except OutputParseError as exc:
             step.error = exc.problem
             yield ParseFailed(step, str(exc))
+            return
+        except Exception as exc:  # a bug of ours: end the run, keep the trajectory
+            _internal_error(run, step, exc)
             return
         _take(step, parsed)
         yield ReplyParsed(step, parsed)
@@ -709,6 +716,17 @@ def _record(step: Step, reply: ModelReply) -> ModelReply:
     step.raw_output = reply.text
     step.prompt_tokens, step.completion_tokens = reply.prompt_tokens, reply.completion_tokens
     return reply
+
+
+def _internal_error(run: RunResult, step: Step, exc: Exception) -> None:
+    """A bug in react-agent itself (the parser failed on a reply) ends the run with status
+    ``internal_error``; the reply stays in ``step.raw_output`` for the bug report."""
+    step.error = f"react-agent failed to read this reply ({type(exc).__name__}: {exc})"
+    run.status, run.final_answer = "internal_error", None
+    run.error = (
+        f"{step.error}. This is a bug in react-agent, not in the model: please report it with "
+        f"the reply (steps[{len(run.steps) - 1}].raw_output)."
+    )
 
 
 def _take(step: Step, parsed: Reply) -> None:

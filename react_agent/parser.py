@@ -34,6 +34,7 @@ from .errors import OutputParseError
 NAME_KEYS = ("name", "tool", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
 FINAL_KEYS = ("final_answer", "answer", "final", "response")
+WRAPPER_KEYS = ("tool_call", "function_call", "call")  # {"tool_call": <an action>}
 _CALL_KEYS = {*NAME_KEYS, *ARGS_KEYS, "thought", "id", "type"}
 
 
@@ -70,33 +71,41 @@ class Reply:
 
 
 class _Shape(Exception):
-    """An envelope that is there but unusable (conflicting or malformed action)."""
+    """An envelope that is there but unusable (conflicting or malformed action); ``tool`` is
+    the tool it names, if any."""
 
-    def __init__(self, kind: str, problem: str):
+    def __init__(self, kind: str, problem: str, tool: str | None = None):
         super().__init__(problem)
-        self.kind, self.problem = kind, problem
+        self.kind, self.problem, self.tool = kind, problem, tool
 
 
-def parse_error(kind: str, problem: str, position: int | None = None) -> OutputParseError:
+def parse_error(
+    kind: str, problem: str, position: int | None = None, tool: str | None = None
+) -> OutputParseError:
     """The :class:`OutputParseError` for ``problem``, rendered from ``prompts/parse_error.md``."""
     return OutputParseError(
         prompts.render("parse_error", problem=problem), kind=kind, problem=problem,
-        position=position,
+        position=position, tool=tool,
     )
 
 
-def parse_reply(text: str) -> Reply:
+def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
     """Parse one raw model reply.
 
     Args:
         text: the model's reply exactly as returned.
+        name_value: ``name_value(tool, value) -> argument name or None``, for a value the model
+            gave a tool without an argument name (``{"calculate": "17 * 2"}``, ``"args": "Lyon"``):
+            the parser has no schema, the agent does (a tool with exactly one required argument
+            whose type the value fits). Without it, or when it returns ``None``, such a reply is
+            a ``bad_args`` error.
 
     Returns:
         The :class:`Reply` of the first complete envelope.
 
     Raises:
         OutputParseError: nothing usable; ``str(err)`` tells the model what was wrong and what
-            to send instead, ``err.kind`` names the defect.
+            to send instead, ``err.kind`` names the defect. Any text gives a Reply or this error.
     """
     cleaned, repairs = _strip_reasoning(text)
     if not cleaned.strip():
@@ -105,21 +114,31 @@ def parse_reply(text: str) -> Reply:
                 "no_action", "It held only reasoning (a <think> block) and no JSON object."
             )
         raise parse_error("empty", "It was empty.")
-    body = cleaned.strip()
+    try:
+        return _parse_body(cleaned.strip(), repairs, name_value)
+    except RecursionError:  # a value nested deeper than Python's stack, in any consumer
+        raise parse_error(
+            "too_deep", "Its JSON was nested too deeply to read; send a flatter object."
+        ) from None
+
+
+def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> Reply:
     pending: _Shape | None = None
+    unknown: int | None = None  # the first valid JSON value that is not an action
 
     # Stage 1: the whole reply is one JSON value.
     value = _loads(body)
     if value is not _FAIL:
         try:
-            reply = _interpret(value, "direct", repairs)
+            reply = _interpret(value, "direct", repairs, namer)
         except _Shape as shape:
             if shape.kind != "no_action":
-                raise parse_error(shape.kind, shape.problem) from None
+                raise parse_error(shape.kind, shape.problem, tool=shape.tool) from None
             pending = shape
         else:
             if reply is not None:
                 return _with_thought_line(reply, body, 0)
+            unknown = 0
 
     # Stages 2-4: candidates found by the scan, first string-aware, then bracket-only.
     first_failure: tuple[int, str] | None = None
@@ -145,14 +164,15 @@ def parse_reply(text: str) -> Reply:
                 continue
             stage = "repaired" if fixes else ("fenced" if _in_fence(body, start) else "fallback")
             try:
-                reply = _interpret(value, stage, (*repairs, *fixes))
+                reply = _interpret(value, stage, (*repairs, *fixes), namer)
             except _Shape as shape:
                 if shape.kind != "no_action":
-                    raise parse_error(shape.kind, shape.problem, start) from None
+                    raise parse_error(shape.kind, shape.problem, start, shape.tool) from None
                 pending = pending or shape
                 continue
             if reply is not None:
                 return _with_thought_line(reply, body, start)
+            unknown = start if unknown is None else unknown
 
     react = _react_text(body, scan.spans, repairs)
     if react is not None:
@@ -194,6 +214,13 @@ def parse_reply(text: str) -> Reply:
             "code",
             f"It held a {fence.group(2)} code block instead of the JSON object. Code is never run.",
             fence.start(),
+        )
+    if unknown is not None:
+        raise parse_error(
+            "unknown_shape",
+            f"Its JSON {_quote(body[unknown:unknown + 60])} is not an action: it has no "
+            '"action" (a tool call with "name" and "args", or a "final_answer").',
+            unknown,
         )
     raise parse_error("no_json", f"It held no JSON object: {_quote(body[:60])}.")
 
@@ -386,6 +413,7 @@ _STRING_BODY = {
     '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*)*(?="|$)', re.DOTALL),
     "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*(?='|$)", re.DOTALL),
     "“": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
+    "”": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
 }
 
 
@@ -630,62 +658,90 @@ def _close_truncated(text: str, start: int, repairs: tuple[str, ...]) -> Reply |
 
 
 # -- interpreting a JSON value -----------------------------------------------------------------
-def _interpret(value: Any, stage: str, repairs: tuple[str, ...]) -> Reply | None:
+ValueNamer = Callable[[str, Any], "str | None"]
+"""``namer(tool, value) -> argument name or None``: the name to give a value the model wrote for
+``tool`` without an argument name (the agent passes one that knows the toolbox)."""
+
+_MAX_ARGS_DEPTH = 64  # deeper args are refused: nothing real nests so deep, and they break
+# every recursive consumer (JSON encoders, schema validators) further down the loop
+_PATH_CONTROLS = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\b\f\n\r\t]")
+
+
+@dataclass
+class _Reading:
+    """What reading one JSON value collects: the repairs made, and the agent's namer."""
+
+    fixes: list[str]
+    namer: ValueNamer | None = None
+
+
+def _interpret(
+    value: Any, stage: str, repairs: tuple[str, ...], namer: ValueNamer | None = None
+) -> Reply | None:
     """Turn a JSON value into a Reply; ``None`` if it is not an envelope at all.
+
+    Every JSON value is accepted: odd shapes are ``None`` or a :class:`_Shape`, never another
+    exception.
 
     Raises:
         _Shape: an envelope whose action is missing, contradictory or malformed.
     """
-    fixes: list[str] = list(repairs)
+    reading = _Reading(list(repairs), namer)
     if isinstance(value, list):
-        if not value or not all(isinstance(v, dict) for v in value):
-            return None
-        calls = []
-        for item in value:
-            inner = item.get("action", item) if isinstance(item, dict) else item
-            if isinstance(inner, list):
-                raise _Shape("ambiguous", "A list of actions cannot hold another list.")
-            call, final = _read_action(inner, fixes)
-            if call is None:
-                raise _Shape(
-                    "ambiguous",
-                    "A list of actions may hold only tool calls; give the final answer alone, "
-                    "after the observations.",
-                )
-            calls.append(call)
-        return Reply(None, calls, None, stage, tuple(fixes))
+        calls = _read_list(value, reading, top=True)
+        return None if calls is None else Reply(None, calls, None, stage, tuple(reading.fixes))
     if not isinstance(value, dict):
         return None
+    read = _read_envelope(value, reading)
+    if read is None:
+        return None
+    calls, final = read
+    return Reply(_thought_of(value), calls, final, stage, tuple(reading.fixes))
+
+
+def _thought_of(value: dict[str, Any]) -> str | None:
     thought = value.get("thought")
-    thought = (thought.strip() or None) if isinstance(thought, str) else None
+    return (thought.strip() or None) if isinstance(thought, str) else None
+
+
+def _read_envelope(
+    value: dict[str, Any], reading: _Reading
+) -> tuple[list[ToolCall], str | None] | None:
+    """An object -> (calls, final answer); ``None`` if it is not an envelope or an action."""
+    wrapped = _wrapped(value)
+    if wrapped is not None:  # {"tool_call": {...}}, maybe with a thought beside it
+        key, inner = wrapped
+        reading.fixes.append(f"read the action inside {key!r}")
+        if "action" in inner or "tool_calls" in inner:
+            return _read_envelope(inner, reading) if _wrapped(inner) is None else None
+        return _one_action(_unwrap_action(inner, reading), reading)
     if isinstance(value.get("tool_calls"), list) and "action" not in value:
-        calls = [_read_call(item, fixes) for item in value["tool_calls"]]
-        if not calls:
+        if not value["tool_calls"]:
             raise _Shape("no_action", "Its tool_calls list was empty.")
-        return Reply(thought, calls, None, stage, tuple(fixes))
+        return [_read_call(item, reading) for item in value["tool_calls"]], None
     if "action" in value:
         action = value["action"]
-        if isinstance(action, list):
-            inner = _interpret(action, stage, ())
-            if inner is None:
-                raise _Shape("no_action", 'Its "action" list held no tool calls.')
-            return Reply(thought, inner.tool_calls, None, stage, (*fixes, *inner.repairs))
         if isinstance(action, str):  # LangChain: {"action": "tool" | "Final Answer", ...}
-            action = _langchain_action(value, action, fixes)
+            action = _langchain_action(value, action, reading)
+        action = _unwrap_action(action, reading)
+        if isinstance(action, list):
+            return _read_list(action, reading, top=False) or [], None
         if not isinstance(action, dict):
             raise _Shape(
                 "no_action",
                 'Its "action" must be an object like {"name": ..., "args": {...}} or '
                 '{"final_answer": ...}.',
             )
-        call, final = _read_action(action, fixes)
-        return Reply(thought, [call] if call else [], final, stage, tuple(fixes))
-    if any(k in value for k in FINAL_KEYS) or any(k in value for k in NAME_KEYS):
-        if any(k in value for k in NAME_KEYS) and not set(value) <= _CALL_KEYS:
-            return None  # some other object that happens to have a "name"
-        call, final = _read_action(value, fixes)
-        return Reply(thought, [call] if call else [], final, stage, tuple(fixes))
-    if thought is not None:
+        return _one_action(action, reading)
+    keys = set(value)
+    if any(k in value for k in NAME_KEYS):
+        return _one_action(value, reading) if keys <= _CALL_KEYS else None
+    if "final_answer" in value or (
+        any(k in value for k in FINAL_KEYS) and keys <= {"thought", *FINAL_KEYS}
+    ):
+        return _one_action(value, reading)
+    if _thought_of(value) is not None:
         raise _Shape(
             "no_action",
             'It had a "thought" but no "action"; every reply needs an action: a tool call or '
@@ -694,15 +750,98 @@ def _interpret(value: Any, stage: str, repairs: tuple[str, ...]) -> Reply | None
     return None
 
 
-def _langchain_action(value: dict[str, Any], name: str, fixes: list[str]) -> dict[str, Any]:
-    fixes.append("read LangChain action/action_input")
+def _wrapped(value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """``(key, inner)`` for ``{"tool_call": {...}}`` (a thought may stand beside it)."""
+    keys = [k for k in value if k != "thought"]
+    if len(keys) == 1 and keys[0] in WRAPPER_KEYS and isinstance(value[keys[0]], dict):
+        return keys[0], value[keys[0]]
+    return None
+
+
+def _unwrap_action(action: Any, reading: _Reading) -> Any:
+    """The action inside ``{"action": {...}}`` or a wrapper key (``{"tool_call": {...}}``), and
+    LangChain's ``{"action": "tool", "action_input": ...}`` as an action object."""
+    for _ in range(_MAX_ARGS_DEPTH):
+        if not isinstance(action, dict):
+            return action
+        if isinstance(action.get("action"), str) and set(action) <= {"action", "action_input"}:
+            return _langchain_action(action, action["action"], reading)
+        if len(action) == 1:
+            (key, inner), = action.items()
+            if key in ("action", *WRAPPER_KEYS) and isinstance(inner, (dict, list)):
+                reading.fixes.append(f"read the action inside {key!r}")
+                action = inner
+                continue
+        return action
+    raise _Shape("too_deep", "Its action was wrapped in too many objects.")
+
+
+def _langchain_action(value: dict[str, Any], name: str, reading: _Reading) -> dict[str, Any]:
+    """``{"action": "tool", "action_input": ...}`` -> an action object. Without an
+    ``action_input`` (or a thought showing it is an envelope) a lone text is not a call."""
+    if "action_input" not in value and _thought_of(value) is None:
+        raise _Shape(
+            "bad_call",
+            f'Its "action" was only the text {_quote(name[:40])}; write a tool call as '
+            '{"name": "<tool name>", "args": {...}}.',
+        )
+    reading.fixes.append("read LangChain action/action_input")
     payload = value.get("action_input")
     if name.strip().lower() in ("final answer", "final_answer", "finish"):
         return {"final_answer": payload}
     return {"name": name, "args": payload}
 
 
-def _read_action(action: dict[str, Any], fixes: list[str]) -> tuple[ToolCall | None, str | None]:
+def _one_action(action: dict[str, Any], reading: _Reading) -> tuple[list[ToolCall], str | None]:
+    call, final = _read_action(action, reading)
+    return ([call] if call else []), final
+
+
+def _looks_like_action(item: dict[str, Any]) -> bool:
+    return any(k in item for k in ("action", "tool_calls", *NAME_KEYS, *FINAL_KEYS, *WRAPPER_KEYS))
+
+
+def _read_list(items: list[Any], reading: _Reading, *, top: bool) -> list[ToolCall] | None:
+    """A list of calls (an action list, or a top-level array of envelopes or calls). At the top
+    level a list that holds no action-like object is ``None`` (not an envelope)."""
+    if top and not any(isinstance(i, dict) and _looks_like_action(i) for i in items):
+        return None
+    if not items:
+        raise _Shape("no_action", 'Its "action" list held no tool calls.')
+    calls = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise _Shape(
+                "bad_call",
+                "A list of actions may hold only tool calls like "
+                f'{{"name": ..., "args": {{...}}}}, not {_show(item)}.',
+            )
+        action: Any = item
+        if "action" in item:
+            action = item["action"]
+            if isinstance(action, str):
+                action = _langchain_action(item, action, reading)
+        action = _unwrap_action(action, reading)
+        if isinstance(action, list):
+            raise _Shape("ambiguous", "A list of actions cannot hold another list.")
+        if not isinstance(action, dict):
+            raise _Shape(
+                "bad_call",
+                f"Each action in a list must be a tool call like "
+                f'{{"name": ..., "args": {{...}}}}, not {_show(action)}.',
+            )
+        call, _ = _read_action(action, reading)
+        if call is None:
+            raise _Shape(
+                "ambiguous",
+                "A list of actions may hold only tool calls; give the final answer alone, "
+                "after the observations.",
+            )
+        calls.append(call)
+    return calls
+
+
+def _read_action(action: dict[str, Any], reading: _Reading) -> tuple[ToolCall | None, str | None]:
     """One action object -> (call, None) or (None, final answer)."""
     finals = [k for k in FINAL_KEYS if k in action]
     has_call = any(k in action for k in NAME_KEYS)
@@ -717,7 +856,7 @@ def _read_action(action: dict[str, Any], fixes: list[str]) -> tuple[ToolCall | N
         if len(answers) > 1:
             raise _Shape("ambiguous", f"Its action holds several different answers ({finals}).")
         if finals[0] != "final_answer":
-            fixes.append(f"read {finals[0]!r} as final_answer")
+            reading.fixes.append(f"read {finals[0]!r} as final_answer")
         answer = action[finals[0]]
         if answer is None:
             raise _Shape("bad_final", 'Its "final_answer" was null; write the answer as text.')
@@ -725,27 +864,24 @@ def _read_action(action: dict[str, Any], fixes: list[str]) -> tuple[ToolCall | N
             answer = json.dumps(answer, ensure_ascii=False)
         return None, answer
     if has_call:
-        return _read_call(action, fixes), None
+        return _read_call(action, reading), None
     if len(action) == 1:  # {"get_weather": {"city": "Paris"}}: the tool name as the key
         (name, args), = action.items()
-        if _TOOL_NAME.fullmatch(name) and isinstance(args, dict):
-            fixes.append("read {tool: args} action")
-            return ToolCall(name, args), None
         if _TOOL_NAME.fullmatch(name):
-            raise _Shape(
-                "no_action",
-                f"Its action {_quote(json.dumps(action, ensure_ascii=False)[:60])} names "
-                f'{name!r} but gives no args object; write {{"name": "{name}", "args": '
-                '{"<argument>": ...}}.',
+            if isinstance(args, dict):
+                reading.fixes.append("read {tool: args} action")
+                return ToolCall(name, _checked_args(args, name, reading)), None
+            problem = (
+                f"Its action {_show(action)} names {name!r} but gives no args object; write "
+                f'{{"name": "{name}", "args": {{"<argument>": ...}}}}.'
             )
+            return ToolCall(name, _bare_value(name, args, problem, reading)), None
     raise _Shape(
-        "no_action",
-        f"Its action {_quote(json.dumps(action, ensure_ascii=False)[:60])} has neither a tool "
-        '"name" nor a "final_answer".',
+        "no_action", f'Its action {_show(action)} has neither a tool "name" nor a "final_answer".'
     )
 
 
-def _read_call(action: Any, fixes: list[str]) -> ToolCall:
+def _read_call(action: Any, reading: _Reading) -> ToolCall:
     """A call object -> ToolCall, accepting the aliases and OpenAI's ``function`` object."""
     if not isinstance(action, dict):
         raise _Shape("bad_call", "Each tool call must be an object with a name and args.")
@@ -759,12 +895,14 @@ def _read_call(action: Any, fixes: list[str]) -> ToolCall:
             names[key] = v.get("name")
             if "arguments" in v:
                 args_given["function.arguments"] = v["arguments"]
-            fixes.append("read the OpenAI function object")
+            reading.fixes.append("read the OpenAI function object")
         else:
             names[key] = v
     for key in ARGS_KEYS:
         if key in action:
             args_given[key] = action[key]
+    if not names:
+        raise _Shape("bad_call", f'The tool call {_show(action)} has no tool "name".')
     distinct = {json.dumps(v, sort_keys=True, default=str) for v in names.values()}
     if len(distinct) > 1:
         raise _Shape(
@@ -775,42 +913,113 @@ def _read_call(action: Any, fixes: list[str]) -> ToolCall:
     name = next(iter(names.values()))
     if not isinstance(name, str) or not name.strip():
         raise _Shape("bad_call", 'The tool "name" must be a non-empty string.')
+    name = name.strip()
     for key in names:
         if key != "name" and key != "function":
-            fixes.append(f"read {key!r} as name")
+            reading.fixes.append(f"read {key!r} as name")
     arg_values = {json.dumps(v, sort_keys=True, default=str) for v in args_given.values()}
     if len(arg_values) > 1:
-        raise _Shape("ambiguous", f"Its action gives the arguments twice ({list(args_given)}).")
+        raise _Shape(
+            "ambiguous", f"Its action gives the arguments twice ({list(args_given)}).", name
+        )
     key, args = next(iter(args_given.items()), ("args", None))
     if key not in ("args", "function.arguments", "arguments"):
-        fixes.append(f"read {key!r} as args")
-    return ToolCall(name.strip(), _read_args(args, name, fixes))
+        reading.fixes.append(f"read {key!r} as args")
+    return ToolCall(name, _read_args(args, name, reading))
 
 
-def _read_args(args: Any, name: str, fixes: list[str]) -> dict[str, Any]:
+def _read_args(args: Any, name: str, reading: _Reading) -> dict[str, Any]:
     if args is None:
         return {}
     for _ in range(2):  # a JSON-encoded string, at most twice
         if not isinstance(args, str):
             break
         try:
-            args = json.loads(args, strict=False)
-        except ValueError:
-            raise _Shape(
-                "bad_args",
+            decoded = json.loads(args, strict=False)
+        except (ValueError, RecursionError):
+            problem = (
                 f'The "args" of {name} was the text {_quote(args[:40])}, not an object; send '
-                f'the arguments by name, like "args": {{"<argument>": "<value>"}}.',
-            ) from None
-        fixes.append("decoded args given as a JSON string")
+                f'the arguments by name, like "args": {{"<argument>": "<value>"}}.'
+            )
+            return _bare_value(name, args, problem, reading)
+        reading.fixes.append("decoded args given as a JSON string")
+        args = decoded
     if args is None:
         return {}
     if not isinstance(args, dict):
-        raise _Shape(
-            "bad_args",
+        problem = (
             f'The "args" of {name} must be an object with the argument names as keys, '
-            f"not {type(args).__name__}.",
+            f"not {_json_type_name(args)}."
         )
-    return args
+        return _bare_value(name, args, problem, reading)
+    return _checked_args(args, name, reading)
+
+
+def _bare_value(name: str, value: Any, problem: str, reading: _Reading) -> dict[str, Any]:
+    """Args for a value given without an argument name: named by the agent's namer (which
+    knows the tool), else the ``bad_args`` error ``problem``."""
+    arg = reading.namer(name, value) if reading.namer is not None else None
+    if arg is None:
+        raise _Shape("bad_args", problem, name)
+    reading.fixes.append(f"gave the bare value to {arg!r}, the only required argument of {name}")
+    return {arg: value}
+
+
+def _checked_args(args: dict[str, Any], name: str, reading: _Reading) -> dict[str, Any]:
+    """``args`` unless nested too deeply; Windows paths whose backslashes JSON decoded into
+    control characters (``"C:\\new"`` -> ``C:`` + newline) get their backslashes back."""
+    if _deeper_than(args, _MAX_ARGS_DEPTH):
+        raise _Shape(
+            "too_deep",
+            f"The args of {name} are nested more than {_MAX_ARGS_DEPTH} levels deep; send them "
+            "flatter.",
+            name,
+        )
+    fixed = _with_path_backslashes(args)
+    if fixed != args:
+        reading.fixes.append("kept the backslashes of a Windows path")
+    return fixed
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return False
+
+
+def _with_path_backslashes(value: Any) -> Any:
+    """A string that starts like a Windows path (``X:``) followed by a control character was a
+    path with raw backslashes (``\\n``, ``\\t`` ... read as escapes); nothing else is touched."""
+    if isinstance(value, str):
+        if _WINDOWS_PATH.match(value):
+            return "".join(_PATH_CONTROLS.get(c, c) for c in value)
+        return value
+    if isinstance(value, dict):
+        return {k: _with_path_backslashes(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_path_backslashes(v) for v in value]
+    return value
+
+
+def _json_type_name(value: Any) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", list: "a list", str: "text"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _show(value: Any) -> str:
+    """A value as short JSON text for a message."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        text = type(value).__name__
+    return _quote(text[:60])
 
 
 def _quote(s: str) -> str:

@@ -370,7 +370,34 @@ def test_keyboard_interrupt_from_model(toolbox: Toolbox) -> None:
 def test_all_statuses_are_known(toolbox: Toolbox) -> None:
     assert set(STATUSES) == {
         "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
+        "internal_error",
     }
+
+
+@pytest.mark.parametrize("run_async", [False, True], ids=["run", "arun"])
+def test_a_parser_bug_ends_the_run_with_a_status_and_keeps_the_trajectory(
+    toolbox: Toolbox, monkeypatch: pytest.MonkeyPatch, run_async: bool
+) -> None:
+    """No reply can crash the parser today; should a bug do it, the run still ends with a
+    status (and the reply that did it), never with the exception."""
+    import react_agent.agent as agent_module
+
+    real = agent_module.parse_reply
+
+    def buggy(text: str, **options: Any) -> Any:
+        if "boom" in text:
+            raise TypeError("unexpected shape")
+        return real(text, **options)
+
+    monkeypatch.setattr(agent_module, "parse_reply", buggy)
+    agent = Agent(ScriptedModel([act("get_weather", city="Paris"), "boom"]), toolbox)
+    result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
+    assert result.status == "internal_error" and result.final_answer is None
+    assert [s.raw_output for s in result.steps][1] == "boom"
+    assert result.steps[0].observations == ["18 °C in Paris"]
+    assert "TypeError: unexpected shape" in (result.error or "")
+    assert "bug in react-agent" in (result.error or "")
+    assert "steps[1].raw_output" in (result.error or "")
 
 
 # -- the result ---------------------------------------------------------------------------------

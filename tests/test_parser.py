@@ -67,6 +67,42 @@ OWN_CASES = [
     ("name-not-string", '{"thought": "x", "action": {"name": 3, "args": {}}}', "error", None),
     ("empty-action-list", '{"thought": "x", "action": []}', "error", None),
     ("object-with-name-is-not-a-call", 'The user is {"name": "Ann", "age": 3}.', "error", None),
+    # odd JSON shapes: each an OutputParseError (they used to raise TypeError, AttributeError,
+    # StopIteration, KeyError or RecursionError and end the run)
+    ("shape-action-list-of-numbers", '{"thought": "t", "action": [1, 2]}', "error", None),
+    ("shape-tool-calls-not-objects", '{"tool_calls": ["get_time"]}', "error", None),
+    ("shape-array-of-mixed", '[{"name": "a", "args": {}}, 3]', "error", None),
+    ("shape-action-null", '{"thought": "t", "action": null}', "error", None),
+    ("shape-action-list-nested", '{"thought": "t", "action": [[{"name": "a"}]]}', "error", None),
+    ("shape-action-list-final-string", '[{"action": "Final Answer"}]', "error", None),
+    ("shape-curly-closing-quotes", "{”thought”: ”x”, ”action”: {”final_answer”: ”y”}}",
+     {"final_answer": "y"}, "repaired"),
+    ("shape-deep-args-string", '{"thought": "t", "action": {"name": "a", "args": "'
+     + "[" * 5000 + '"}}', "error", None),
+    ("shape-deep-args", '{"thought": "t", "action": {"name": "a", "args": '
+     + '{"a": ' * 200 + "1" + "}" * 200 + "}}", "error", None),
+    ("shape-deep-final", '{"thought": "t", "action": {"final_answer": ' + "[" * 5000
+     + "]" * 5000 + "}}", "error", None),
+    ("shape-array-of-openai-calls", '[{"id": "c1", "type": "function", "function": {"name": '
+     '"get_time", "arguments": "{}"}}]', [{"name": "get_time", "args": {}}], "direct"),
+    ("shape-list-of-plain-objects-is-not-an-action", '[{"city": "Oslo"}, {"city": "Rome"}]',
+     "error", None),
+    # wrapper keys around an unambiguous action (a call to a tool named "action" is never meant)
+    ("wrapper-tool-call-langchain", '{"tool_call": {"action": "web_search", "action_input": '
+     '{"query": "tide times"}}}', {"name": "web_search", "args": {"query": "tide times"}},
+     "direct"),
+    ("wrapper-action-in-action", '{"thought": "t", "action": {"action": {"name": "get_time", '
+     '"args": {}}}}', {"name": "get_time", "args": {}}, "direct"),
+    ("wrapper-langchain-in-action", '{"thought": "t", "action": {"action": "get_time", '
+     '"action_input": {"zone": "UTC"}}}', {"name": "get_time", "args": {"zone": "UTC"}}, "direct"),
+    ("wrapper-function-call", '{"function_call": {"name": "get_time", "arguments": '
+     '"{\\"zone\\": \\"UTC\\"}"}}', {"name": "get_time", "args": {"zone": "UTC"}}, "direct"),
+    ("langchain-string-action-with-thought", '{"thought": "List them.", "action": "list_notes"}',
+     {"name": "list_notes", "args": {}}, "direct"),
+    ("final-with-extra-keys", '{"final_answer": "42", "sources": ["calc"]}',
+     {"final_answer": "42"}, "direct"),
+    ("answer-alias-inside-other-data-is-not-final", '{"answer": "42", "confidence": 0.3}',
+     "error", None),
 ]
 
 
@@ -87,12 +123,60 @@ def test_errors_differ_by_defect() -> None:
     kinds = {}
     for text in ["", "just prose", '{"thought": "x", "action": {"final_answer": "cut',
                  '{"thought": "only a thought"}', "```python\nprint(1)\n```",
-                 '{"thought": "x", "action": {"name": "a", "args": "text"}}']:
+                 '{"thought": "x", "action": {"name": "a", "args": "text"}}',
+                 '{"units": "metric"}', '{"tool_calls": [{}]}']:
         with pytest.raises(OutputParseError) as info:
             parse_reply(text)
         kinds[info.value.kind] = info.value.problem
-    assert set(kinds) == {"empty", "no_json", "truncated", "no_action", "code", "bad_args"}
+    assert set(kinds) == {
+        "empty", "no_json", "truncated", "no_action", "code", "bad_args", "unknown_shape",
+        "bad_call",
+    }
     assert len(set(kinds.values())) == len(kinds)
+
+
+def test_valid_json_of_another_shape_is_not_called_no_json() -> None:
+    """The model is told its JSON had the wrong shape, never that it held none."""
+    reply = '{"tool_use": {"tool": "web_search", "query": "tide times"}}'
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(reply)
+    assert info.value.kind == "unknown_shape"
+    assert "no JSON" not in str(info.value) and "is not an action" in info.value.problem
+    assert '{"thought": "...", "action": {"name": "<tool name>"' in str(info.value)
+
+
+def test_a_bad_action_names_its_tool() -> None:
+    with pytest.raises(OutputParseError) as info:
+        parse_reply('{"thought": "t", "action": {"name": "search", "args": [1]}}')
+    assert (info.value.kind, info.value.tool) == ("bad_args", "search")
+
+
+@pytest.mark.parametrize(
+    ("reply_text", "args"),
+    [
+        ('{"thought": "t", "action": {"calculate": "(17 * 2)"}}', {"expression": "(17 * 2)"}),
+        ('{"thought": "t", "action": {"name": "calculate", "args": "17 * 2"}}',
+         {"expression": "17 * 2"}),
+        ('{"action": "calculate", "action_input": "17 * 2"}', {"expression": "17 * 2"}),
+    ],
+    ids=["tool-as-key", "args-text", "langchain-text"],
+)
+def test_a_bare_value_is_named_by_the_callers_namer(reply_text: str, args: Any) -> None:
+    seen = []
+
+    def namer(tool: str, value: Any) -> str | None:
+        seen.append((tool, value))
+        return "expression" if tool == "calculate" else None
+
+    reply = parse_reply(reply_text, name_value=namer)
+    assert reply.tool_calls == [ToolCall("calculate", args)]
+    assert seen == [("calculate", args["expression"])]
+    assert any("only required argument of calculate" in r for r in reply.repairs)
+    with pytest.raises(OutputParseError) as info:  # without a namer: the catalogue's error
+        parse_reply(reply_text)
+    assert (info.value.kind, info.value.tool) == ("bad_args", "calculate")
+    with pytest.raises(OutputParseError):  # a namer that declines
+        parse_reply(reply_text, name_value=lambda tool, value: None)
 
 
 def test_repairs_are_recorded() -> None:
