@@ -183,8 +183,9 @@ def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -
         pos = scan.in_string_at
         raise parse_error(
             "truncated",
-            f"It was cut off inside a string that starts at character {pos} "
-            f"({_quote(body[pos:pos + 40])}...). Keep the reply shorter.",
+            f"It was cut off (the reply ended inside the string that starts at character {pos}: "
+            f"{_quote(body[pos:pos + 40])}...); nothing of a cut reply is used. Send a shorter "
+            "reply: a short thought, and the action.",
             pos,
         )
     if scan.last_unclosed is not None:
@@ -194,8 +195,9 @@ def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -
             return reply
         raise parse_error(
             "truncated",
-            f"It ended before the JSON object that starts at character {pos} was closed "
-            f"({_quote(body[pos:pos + 40])}...).",
+            f"It was cut off (the reply ended before the JSON object that starts at character "
+            f"{pos} was closed: {_quote(body[pos:pos + 40])}...); nothing of a cut reply is "
+            "used. Send a shorter reply: a short thought, and the action.",
             pos,
         )
     if pending is not None:
@@ -345,8 +347,8 @@ else:  # pragma: no cover - Python 3.10 has no possessive quantifiers: visit eve
     _NEXT_BRACKET = re.compile(r"[^{}\[\]]*([{}\[\]])")
     _NEXT_BRACKET_OR_QUOTE = re.compile(r"""[^{}\[\]"'“]*([{}\[\]"'“])""")
 _RUN_OF = {c: re.compile(re.escape(c) + "+") for c in "{}[]"}
-_VALUE_START = frozenset("{[,:，：")  # after these, a quote opens a JSON string
-_STRING_FOLLOW = frozenset(",:}]，：/#")  # a closing quote is followed by one of these (or end)
+_VALUE_START = frozenset("{[(,:，：")  # after these, a quote opens a JSON string
+_STRING_FOLLOW = frozenset(",:}])，：/#")  # a closing quote is followed by one of these (or end)
 
 
 def _scan(text: str, *, string_aware: bool) -> _Scan:
@@ -499,77 +501,117 @@ def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
+_CLOSERS = {"{": "}", "[": "]", "(": ")"}
+_QUOTED_KEY_AHEAD = re.compile(r"""\s*["'“][^"'”\n]{1,64}["'”]\s*[:：]""")
 _JSON_ESCAPES = frozenset('"\\/bfnrtu')
 
 
 def _repair(raw: str) -> tuple[str, list[str]]:
-    """Rewrite a JSON-ish value into strict JSON, outside strings only (one linear pass).
+    """Rewrite a JSON-ish value into strict JSON in one linear pass that follows the structure
+    (which brackets are open, whether a key, a colon, a value or a comma comes next).
+
+    Read, because their meaning is certain: single and curly quotes, ``True/False/None`` and
+    other letter cases of the literals, unquoted keys, trailing commas, comments, fullwidth
+    ``：`` ``，``, a missing comma between members or a missing colon after a key, doubled braces
+    (``{{ }}`` from ``str.format`` templates), ``.25`` / ``1.`` / ``+1``, Python tuples as lists,
+    a trailing ``...`` in a list, unescaped quotes inside a string whose end is still
+    unambiguous, raw backslashes (see :func:`_json_string`).
 
     Raises:
-        ValueError: something that is not a known slip (bare words, placeholders, unclosed
-            strings or comments).
+        ValueError: anything else (bare words, placeholders, unclosed strings or comments, two
+            readings of the quotes).
     """
-    out: list[str | tuple[str, str]] = []  # strings stay (content, quote) until the end
     repairs: dict[str, None] = {}
+    raw = _undouble_braces(raw, repairs)
+    out: list[str | tuple[str, str]] = []  # strings stay (content, quote) until the end
+    stack: list[str] = []  # the open brackets
+    last = "start"  # what came last: start, open, comma, key, colon, value
+    comma = -1  # where in ``out`` the last comma is (dropped if a trailing one)
     i, n = 0, len(raw)
     while i < n:
         c = raw[i]
-        if c in "\"'“”":
-            end = _string_end(raw, i)
-            if end is None:
-                raise ValueError("unclosed string")
-            out.append((raw[i + 1:end - 1], c))
-            i = end
-        elif raw.startswith("//", i) or c == "#":
-            nl = raw.find("\n", i)
-            i = n if nl == -1 else nl
-            repairs["comments"] = None
-        elif raw.startswith("/*", i):
-            close = raw.find("*/", i + 2)
-            if close == -1:
-                raise ValueError("unclosed comment")
-            i = close + 2
-            repairs["comments"] = None
-        elif c in "}]":
-            j = len(out) - 1
-            while j >= 0 and isinstance(out[j], str) and out[j].isspace():
-                j -= 1
-            if j >= 0 and out[j] == ",":
-                del out[j]
-                repairs["trailing commas"] = None
+        if c.isspace():
             out.append(c)
             i += 1
-        elif c in "，：":
-            out.append("," if c == "，" else ":")
+            continue
+        if c == "#" or raw.startswith("//", i) or raw.startswith("/*", i):
+            i = _comment_end(raw, i)
+            repairs["comments"] = None
+            continue
+        if c in "，：":
             repairs["fullwidth punctuation"] = None
-            i += 1
-        elif c.isalpha() or c == "_":
-            m = _IDENT.match(raw, i)
-            if m is None:
-                raise ValueError(f"unexpected character {c!r}")
-            word = m.group()
-            if word in _PY_LITERALS:
-                out.append(_PY_LITERALS[word])
-                repairs["Python literals True/False/None"] = None
-            elif word in ("true", "false", "null"):
-                out.append(word)
-            elif _next_significant(raw, m.end(), n) in (":", "："):
-                out.append(json.dumps(word))
-                repairs["unquoted keys"] = None
-            else:
-                raise ValueError(f"bare word {word!r}")
-            i = m.end()
-        elif c == "-" or c.isdigit() or c == ".":
+            c = "," if c == "，" else ":"
+        if c in "}])":
+            if not stack or _CLOSERS[stack[-1]] != c:
+                raise ValueError("unmatched bracket")
+            if last == "comma":
+                out[comma] = ""
+                repairs["trailing commas"] = None
+            elif last not in ("open", "value"):
+                raise ValueError("a member without a value")
+            out.append("}" if c == "}" else "]")
+            stack.pop()
+            last, i = "value", i + 1
+            continue
+        if c == ",":
+            if last != "value" or not stack:
+                raise ValueError("misplaced comma")
+            out.append(c)
+            comma, last, i = len(out) - 1, "comma", i + 1
+            continue
+        if c == ":":
+            if last != "key":
+                raise ValueError("misplaced colon")
+            out.append(c)
+            last, i = "colon", i + 1
+            continue
+        if last == "value":  # two values with nothing between: a missing comma
+            if not stack or (stack[-1] == "{" and not _KEY_AHEAD.match(raw, i)):
+                raise ValueError("text after a value")
+            out.append(",")
+            comma, last = len(out) - 1, "comma"
+            repairs["missing commas"] = None
+        elif last == "key":  # a key and then a value: a missing colon
+            out.append(":")
+            last = "colon"
+            repairs["missing colons"] = None
+        container = stack[-1] if stack else ""
+        if container == "{" and last in ("open", "comma"):
+            i = _read_key(raw, i, out, repairs)
+            last = "key"
+            continue
+        if c in "\"'“”":
+            end = _value_string_end(raw, i, container)
+            out.append((raw[i + 1:end - 1], c))
+            i = end
+        elif c in "{[(":
+            if c == "(":
+                repairs["Python tuples as lists"] = None
+            stack.append(c)
+            out.append("[" if c == "(" else c)
+            last, i = "open", i + 1
+            continue
+        elif raw.startswith("...", i) or c == "…":
+            i = _skip_trailing_ellipsis(raw, i, stack, last)
+            out[comma] = ""
+            repairs["a trailing ... dropped from a list"] = None
+        elif c in "+-." or c.isdigit():
             m = _NUMBER.match(raw, i)
             if m is None:
                 raise ValueError("bad number")
-            out.append(m.group())
+            out.append(_json_number(m.group(), repairs))
             i = m.end()
         else:
-            out.append(c)
-            i += 1
+            m = _IDENT.match(raw, i)
+            if m is None:
+                raise ValueError(f"unexpected character {c!r}")
+            out.append(_json_literal(m.group(), repairs))
+            i = m.end()
+        last = "value"
+    if stack or last != "value":
+        raise ValueError("the value is not closed")
     # Python-dict style (a single-quoted string or True/False/None) decodes Python's escapes.
     python = "Python literals True/False/None" in repairs or any(
         isinstance(t, tuple) and t[1] == "'" for t in out
@@ -580,30 +622,201 @@ def _repair(raw: str) -> tuple[str, list[str]]:
     return text, list(repairs)
 
 
+def _comment_end(raw: str, i: int) -> int:
+    if raw.startswith("/*", i):
+        close = raw.find("*/", i + 2)
+        if close == -1:
+            raise ValueError("unclosed comment")
+        return close + 2
+    nl = raw.find("\n", i)
+    return len(raw) if nl == -1 else nl
+
+
+def _read_key(raw: str, i: int, out: list[str | tuple[str, str]], repairs: dict[str, None]) -> int:
+    """Read the key at ``i`` into ``out``; the index after it. A quoted key ends at its first
+    closing quote; a bare identifier is a key too (JSON5)."""
+    c = raw[i]
+    if c in _STRING_BODY:
+        m = _STRING_BODY[c].match(raw, i + 1)
+        close = m.end() if m else i + 1
+        if close >= len(raw):
+            raise ValueError("unclosed key")
+        out.append((raw[i + 1:close], c))
+        return close + 1
+    m = _IDENT.match(raw, i)
+    if m is None:
+        raise ValueError(f"unexpected character {c!r} where a key belongs")
+    out.append((m.group(), '"'))
+    repairs["unquoted keys"] = None
+    return m.end()
+
+
+def _value_string_end(raw: str, start: int, container: str) -> int:
+    """The end of the string value at ``start``: the first quote after which the structure can
+    go on (``, } ] )``, a comment, the end; in an object also the next ``"key":`` when the comma
+    is missing). Other quotes are content. In a list, a quote followed by another string is
+    ambiguous (``["a" "b"]``: two items or one with inner quotes?).
+
+    Raises:
+        ValueError: unclosed, or ambiguous.
+    """
+    body, n, pos = _STRING_BODY[raw[start]], len(raw), start + 1
+    while True:
+        m = body.match(raw, pos)
+        close = m.end() if m else pos
+        if close >= n:
+            raise ValueError("unclosed string")
+        j = close + 1
+        while j < n and raw[j].isspace():
+            j += 1
+        follow = raw[j] if j < n else ""
+        if follow in ("", ",", "}", "]", ")", "，", "#") or raw.startswith(("//", "/*"), j):
+            return close + 1
+        if container == "{" and _QUOTED_KEY_AHEAD.match(raw, close + 1):
+            return close + 1
+        if container in ("[", "(") and follow in "\"'“”":
+            raise ValueError("ambiguous quotes: one string or two?")
+        pos = close + 1
+
+
+def _skip_trailing_ellipsis(raw: str, i: int, stack: list[str], last: str) -> int:
+    """Past a ``...`` that ends a list after at least one item (``[1, 2, ...]``)."""
+    end = i + (1 if raw[i] == "…" else 3)
+    j = end
+    while j < len(raw) and raw[j].isspace():
+        j += 1
+    if not stack or stack[-1] == "{" or last != "comma" or raw[j:j + 1] != _CLOSERS[stack[-1]]:
+        raise ValueError("a ... placeholder")
+    return j
+
+
+def _json_number(text: str, repairs: dict[str, None]) -> str:
+    sign = "-" if text[0] == "-" else ""
+    body = text.lstrip("+-")
+    mantissa, e, exponent = body.partition("e") if "e" in body else body.partition("E")
+    fixed = mantissa
+    if fixed.startswith("."):
+        fixed = "0" + fixed
+    if fixed.endswith("."):
+        fixed += "0"
+    if fixed != mantissa or text[0] == "+":
+        repairs["numbers written .5, 5. or +5"] = None
+    return sign + fixed + e + exponent
+
+
+def _json_literal(word: str, repairs: dict[str, None]) -> str:
+    if word in ("true", "false", "null", "NaN", "Infinity"):
+        return word
+    literal = _LITERALS.get(word.lower())
+    if literal is None:
+        raise ValueError(f"bare word {word!r}")
+    if word in ("True", "False", "None"):
+        repairs["Python literals True/False/None"] = None
+    else:
+        repairs["literals in another letter case (TRUE, Null)"] = None
+    return literal
+
+
+_BRACE_RUN = re.compile(r"""\{+|\}+|["'“”]""")
+
+
+def _undouble_braces(raw: str, repairs: dict[str, None]) -> str:
+    """``{{"a": {{}}}}`` -> ``{"a": {}}`` when every run of braces outside strings is doubled
+    (a ``str.format`` template copied as written); otherwise ``raw`` unchanged."""
+    if not raw.startswith("{{"):
+        return raw
+    out, pos = [], 0
+    while True:
+        m = _BRACE_RUN.search(raw, pos)
+        if m is None:
+            out.append(raw[pos:])
+            break
+        out.append(raw[pos:m.start()])
+        token, pos = m.group(), m.end()
+        if token[0] in "{}":
+            if len(token) % 2:
+                return raw
+            out.append(token[: len(token) // 2])
+        elif _prev_significant(raw, m.start()) in _VALUE_START:
+            end = _string_end(raw, m.start())
+            if end is None:
+                return raw
+            out.append(raw[m.start():end])
+            pos = end
+        else:
+            out.append(token)
+    repairs["doubled braces"] = None
+    return "".join(out)
+
+
 _PY_ESCAPES = {"a": "\\u0007", "v": "\\u000b"}
 _PY_ESCAPE = re.compile(r"x[0-9a-fA-F]{2}|[0-7]{1,3}|U[0-9a-fA-F]{8}|[av]")
+_WORD = re.compile(r"\S+")
+_PATH_START = re.compile(r"[A-Za-z]:\\(?!\\)|\\\\[\w.-]+\\(?!\\)")  # C:\.. or \\server\..
+
+
+def _raw_words(content: str, python: bool) -> list[tuple[int, int]]:
+    """The words (runs without whitespace) of a string whose backslashes were written raw:
+    a word with an escape JSON does not know (``\\d``, ``\\p``), or a string that starts with a
+    Windows path (``C:\\``, ``\\\\server\\``). In those, ``\\n`` ``\\r`` ``\\t`` are a backslash
+    and a letter too: ``D:\\reports\\new`` is a path, not a line break."""
+    words = []
+    for m in _WORD.finditer(content):
+        word = m.group()
+        if "\\" in word and (
+            _has_unknown_escape(word, python) or (m.start() == 0 and _PATH_START.match(word))
+        ):
+            words.append(m.span())
+    return words
+
+
+def _has_unknown_escape(word: str, python: bool) -> bool:
+    i = word.find("\\")
+    while 0 <= i < len(word) - 1:
+        nxt = word[i + 1]
+        known = (
+            nxt in "\\\"'/bfnrt"
+            or (nxt == "u" and _is_hex4(word, i + 2))
+            or (python and _PY_ESCAPE.match(word, i + 1) is not None)
+        )
+        if not known:
+            return True
+        i = word.find("\\", i + 2)
+    return False
 
 
 def _json_string(content: str, quote: str, repairs: dict[str, None], python: bool) -> str:
     """The JSON literal for the string ``content`` that was delimited by ``quote``.
 
     Valid JSON escapes stay; in Python-style replies Python's own escapes (``\\xHH``, octal,
-    ``\\UHHHHHHHH``, ``\\a``, ``\\v``) are decoded; any other backslash is kept literally
-    (Python's rule for unknown escapes), so regexes and Windows paths survive.
+    ``\\UHHHHHHHH``, ``\\a``, ``\\v``) are decoded. Any other backslash is kept literally
+    (Python's rule for unknown escapes), and so is every backslash of a word that shows it was
+    written raw (see :func:`_raw_words`), so regexes and Windows paths survive.
     """
     if quote == "'":
         repairs["single-quoted strings"] = None
     elif quote in "“”":
         repairs["curly quotes as delimiters"] = None
+    raw_words = _raw_words(content, python) if "\\" in content else []
+    if raw_words:
+        repairs["raw backslashes kept"] = None
+    word = 0
     out: list[str] = ['"']
     i, n = 0, len(content)
     while i < n:
         c = content[i]
         if c == "\\" and i + 1 < n:
             nxt = content[i + 1]
-            py = _PY_ESCAPE.match(content, i + 1) if python else None
-            if nxt == "'":
-                out.append("'")
+            while word < len(raw_words) and raw_words[word][1] <= i:
+                word += 1
+            raw = word < len(raw_words) and raw_words[word][0] <= i
+            py = _PY_ESCAPE.match(content, i + 1) if python and not raw else None
+            if nxt in "'\"" and (raw or nxt == "'"):
+                out.append("'" if nxt == "'" else '\\"')
+            elif raw:
+                out.append("\\\\")
+                i += 1
+                continue
             elif py:
                 code = py.group()
                 char = _PY_ESCAPES.get(code) or json.dumps(

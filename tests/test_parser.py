@@ -12,8 +12,16 @@ from hypothesis import strategies as st
 
 from react_agent import OutputParseError, Reply, ToolCall, parse_reply
 
-CASES_FILE = Path(__file__).parent / "data" / "parser_cases.jsonl"
-CASES = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line.strip()]
+DATA = Path(__file__).parent / "data"
+CASES_FILE = DATA / "parser_cases.jsonl"  # the shared catalogue, copied as it is
+LOCAL_CASES_FILE = DATA / "parser_cases_local.jsonl"  # ours, in the same format
+
+
+def read_cases(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+CASES = read_cases(CASES_FILE) + read_cases(LOCAL_CASES_FILE)
 
 
 def as_expected(reply: Reply, expected: Any) -> Any:
@@ -67,42 +75,6 @@ OWN_CASES = [
     ("name-not-string", '{"thought": "x", "action": {"name": 3, "args": {}}}', "error", None),
     ("empty-action-list", '{"thought": "x", "action": []}', "error", None),
     ("object-with-name-is-not-a-call", 'The user is {"name": "Ann", "age": 3}.', "error", None),
-    # odd JSON shapes: each an OutputParseError (they used to raise TypeError, AttributeError,
-    # StopIteration, KeyError or RecursionError and end the run)
-    ("shape-action-list-of-numbers", '{"thought": "t", "action": [1, 2]}', "error", None),
-    ("shape-tool-calls-not-objects", '{"tool_calls": ["get_time"]}', "error", None),
-    ("shape-array-of-mixed", '[{"name": "a", "args": {}}, 3]', "error", None),
-    ("shape-action-null", '{"thought": "t", "action": null}', "error", None),
-    ("shape-action-list-nested", '{"thought": "t", "action": [[{"name": "a"}]]}', "error", None),
-    ("shape-action-list-final-string", '[{"action": "Final Answer"}]', "error", None),
-    ("shape-curly-closing-quotes", "{”thought”: ”x”, ”action”: {”final_answer”: ”y”}}",
-     {"final_answer": "y"}, "repaired"),
-    ("shape-deep-args-string", '{"thought": "t", "action": {"name": "a", "args": "'
-     + "[" * 5000 + '"}}', "error", None),
-    ("shape-deep-args", '{"thought": "t", "action": {"name": "a", "args": '
-     + '{"a": ' * 200 + "1" + "}" * 200 + "}}", "error", None),
-    ("shape-deep-final", '{"thought": "t", "action": {"final_answer": ' + "[" * 5000
-     + "]" * 5000 + "}}", "error", None),
-    ("shape-array-of-openai-calls", '[{"id": "c1", "type": "function", "function": {"name": '
-     '"get_time", "arguments": "{}"}}]', [{"name": "get_time", "args": {}}], "direct"),
-    ("shape-list-of-plain-objects-is-not-an-action", '[{"city": "Oslo"}, {"city": "Rome"}]',
-     "error", None),
-    # wrapper keys around an unambiguous action (a call to a tool named "action" is never meant)
-    ("wrapper-tool-call-langchain", '{"tool_call": {"action": "web_search", "action_input": '
-     '{"query": "tide times"}}}', {"name": "web_search", "args": {"query": "tide times"}},
-     "direct"),
-    ("wrapper-action-in-action", '{"thought": "t", "action": {"action": {"name": "get_time", '
-     '"args": {}}}}', {"name": "get_time", "args": {}}, "direct"),
-    ("wrapper-langchain-in-action", '{"thought": "t", "action": {"action": "get_time", '
-     '"action_input": {"zone": "UTC"}}}', {"name": "get_time", "args": {"zone": "UTC"}}, "direct"),
-    ("wrapper-function-call", '{"function_call": {"name": "get_time", "arguments": '
-     '"{\\"zone\\": \\"UTC\\"}"}}', {"name": "get_time", "args": {"zone": "UTC"}}, "direct"),
-    ("langchain-string-action-with-thought", '{"thought": "List them.", "action": "list_notes"}',
-     {"name": "list_notes", "args": {}}, "direct"),
-    ("final-with-extra-keys", '{"final_answer": "42", "sources": ["calc"]}',
-     {"final_answer": "42"}, "direct"),
-    ("answer-alias-inside-other-data-is-not-final", '{"answer": "42", "confidence": 0.3}',
-     "error", None),
 ]
 
 
@@ -242,18 +214,32 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
 
 
 # -- corruptions: the intended action or an error, never a different action --------------------
+SLIPS = [
+    "python", "trailing-commas", "comments", "literal-case", "doubled-braces", "missing-commas",
+    "tuples", "unquoted-keys",
+]
+
+
 def emit(value: Any, slip: str) -> str:
     """Serialise like json.dumps, with one family of dialect slips applied outside strings."""
     if isinstance(value, dict):
-        items = [f"{emit(k, slip)}: {emit(v, slip)}" for k, v in value.items()]
-        return "{" + _join(items, slip) + "}"
+        items = [f"{_key(k, slip)}: {emit(v, slip)}" for k, v in value.items()]
+        braces = ("{{", "}}") if slip == "doubled-braces" else ("{", "}")
+        return braces[0] + _join(items, slip) + braces[1]
     if isinstance(value, list):
-        return "[" + _join([emit(v, slip) for v in value], slip) + "]"
-    if slip == "python" and isinstance(value, str):
+        brackets = ("(", ")") if slip == "tuples" else ("[", "]")
+        return brackets[0] + _join([emit(v, slip) for v in value], slip) + brackets[1]
+    if slip == "python" and (isinstance(value, str) or value is None or isinstance(value, bool)):
         return repr(value)
-    if slip == "python" and (value is None or isinstance(value, bool)):
-        return repr(value)
+    if slip == "literal-case" and (value is None or isinstance(value, bool)):
+        return {None: "Null", True: "TRUE", False: "False"}[value]
     return json.dumps(value, ensure_ascii=False)
+
+
+def _key(key: str, slip: str) -> str:
+    if slip == "unquoted-keys" and key.isidentifier() and key.isascii():
+        return key
+    return emit(key, slip)
 
 
 def _join(items: list[str], slip: str) -> str:
@@ -261,6 +247,8 @@ def _join(items: list[str], slip: str) -> str:
         return ", // note\n".join(items) + ("\n" if items else "")
     if slip == "trailing-commas" and items:
         return ", ".join(items) + ","
+    if slip == "missing-commas":
+        return "\n".join(items)
     return ", ".join(items)
 
 
@@ -280,7 +268,7 @@ def got(reply: Reply) -> Any:
 @settings(max_examples=400, deadline=None)
 @given(
     thought=_text, action=_action,
-    slip=st.sampled_from(["python", "trailing-commas", "comments", "none"]),
+    slip=st.sampled_from([*SLIPS, "none"]),
     cut=st.one_of(st.none(), st.integers(min_value=1, max_value=400)),
 )
 def test_corrupted_envelope_is_intended_action_or_error(
@@ -298,9 +286,12 @@ def test_corrupted_envelope_is_intended_action_or_error(
     assert got(reply) == intended(envelope)
 
 
-@pytest.mark.parametrize("slip", ["python", "trailing-commas", "comments"])
+@pytest.mark.parametrize("slip", SLIPS)
 def test_each_slip_is_repaired(slip: str) -> None:
-    envelope = {"thought": "t", "action": {"name": "f", "args": {"a": True, "b": None, "c": "x"}}}
+    envelope = {"thought": "t", "action": [
+        {"name": "f", "args": {"a": True, "b": None, "c": "x", "d": [1, 2], "e": {}}},
+        {"name": "g", "args": {"q": 'say "hi": now'}},
+    ]}
     reply = parse_reply(emit(envelope, slip))
     assert got(reply) == intended(envelope)
     assert reply.stage == "repaired"
