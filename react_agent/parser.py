@@ -21,6 +21,8 @@ shared parser catalogue (``tests/data/parser_cases.jsonl``); the README lists th
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import functools
 import json
 import re
 import sys
@@ -61,6 +63,9 @@ class Reply:
         final_answer: the answer text (always a string), or ``None``.
         stage: ``"direct"``, ``"fenced"``, ``"fallback"`` or ``"repaired"``.
         repairs: what was cleaned or repaired on the way, in words (e.g. ``"trailing commas"``).
+        source: the part of the reply the action was read from (the envelope as written, with
+            the ``Thought:`` line that supplied the thought); the agent keeps only this in the
+            history, not the prose or the invented steps around it.
     """
 
     thought: str | None
@@ -68,6 +73,7 @@ class Reply:
     final_answer: str | None
     stage: str
     repairs: tuple[str, ...] = ()
+    source: str = ""
 
 
 class _Shape(Exception):
@@ -123,10 +129,8 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
 
 
 def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> Reply:
-    pending: _Shape | None = None
-    unknown: int | None = None  # the first valid JSON value that is not an action
-
     # Stage 1: the whole reply is one JSON value.
+    pending: _Shape | None = None
     value = _loads(body)
     if value is not _FAIL:
         try:
@@ -137,12 +141,49 @@ def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -
             pending = shape
         else:
             if reply is not None:
-                return _with_thought_line(reply, body, 0)
-            unknown = 0
+                never = _never_an_action(reply)
+                if never:
+                    raise parse_error(never[0], _never_problem(body, 0, len(body), never[1]), 0)
+                return _finish(reply, body, 0, len(body))
 
-    # Stages 2-4: candidates found by the scan, first string-aware, then bracket-only.
-    first_failure: tuple[int, str] | None = None
+    # Stages 2-4: every candidate the scan finds (first string-aware, then bracket-only) is
+    # placed (fenced, on its own, beside prose, quoted) and the best placed one is the action.
+    found = _collect(body, repairs, namer)
+    found.pending = pending or found.pending
+    found.unknown = 0 if value is not _FAIL and pending is None else found.unknown
+    chosen = _choose(body, found, repairs)
+    scan = found.scan
+    if chosen is None and scan.in_string_at is None and scan.last_unclosed is not None:
+        chosen = _close_truncated(body, scan.last_unclosed, repairs, namer)  # the final "}"
+    if chosen is not None:
+        return chosen
+    raise _nothing_usable(body, found)
+
+
+@dataclass
+class _Candidate:
+    """A value in the reply that may be the action, and where it stands."""
+
+    start: int
+    end: int
+    reply: Reply | None = None  # a usable action
+    shape: _Shape | None = None  # an action that is there but malformed
+    rank: int = 2  # 2: fenced or on its own; 1: beside prose; 0: never an action
+    never: tuple[str, str] = ("", "")  # for rank 0: (error kind, why it is never the action)
+
+
+@dataclass
+class _Found:
+    scan: _Scan
+    candidates: list[_Candidate] = field(default_factory=list)
+    pending: _Shape | None = None  # an envelope with a thought and no action
+    failure: tuple[int, str] | None = None  # the first value that is not valid JSON, and why
+    unknown: int | None = None  # the first valid JSON value that is not an action
+
+
+def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _Found:
     scan = _scan(body, string_aware=True)
+    found = _Found(scan)
     seen: set[tuple[int, int]] = set()
     truncated = _inside_unclosed_structure(body, scan)
     for current in (scan, None):
@@ -156,32 +197,87 @@ def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -
                 continue  # a value inside a JSON object or list that never closed (truncation);
                 # the string-aware scan's view counts in the second pass too, where a bracket
                 # inside a string ('[0') can hide the truncation
-
             seen.add((start, end))
             value, fixes, error = _load_or_repair(body[start:end])
             if value is _FAIL:
-                first_failure = first_failure or (start, error)
+                found.failure = found.failure or (start, error)
                 continue
             stage = "repaired" if fixes else ("fenced" if _in_fence(body, start) else "fallback")
+            rank, never = _placement(body, start, end, value)
             try:
                 reply = _interpret(value, stage, (*repairs, *fixes), namer)
             except _Shape as shape:
-                if shape.kind != "no_action":
-                    raise parse_error(shape.kind, shape.problem, start, shape.tool) from None
-                pending = pending or shape
+                if shape.kind == "no_action":
+                    found.pending = found.pending or shape
+                else:
+                    found.candidates.append(_Candidate(start, end, None, shape, rank, never))
                 continue
-            if reply is not None:
-                return _with_thought_line(reply, body, start)
-            unknown = start if unknown is None else unknown
+            if reply is None:
+                found.unknown = start if found.unknown is None else found.unknown
+                continue
+            never = _never_an_action(reply) or never
+            found.candidates.append(_Candidate(start, end, reply, None, 0 if never[0] else rank,
+                                               never))
+        if any(c.rank for c in found.candidates):
+            break
+    found.candidates.sort(key=lambda c: c.start)
+    return found
 
-    react = _react_text(body, scan.spans, repairs)
-    if react is not None:
-        return react
 
-    # Truncation: only the envelope's own final "}" may be supplied.
-    if scan.in_string_at is not None:
-        pos = scan.in_string_at
+def _choose(body: str, found: _Found, repairs: tuple[str, ...]) -> Reply | None:
+    """The action among the candidates: the first of the best placed ones, unless another
+    one after it disagrees without an invented observation between them (then an error)."""
+    usable = [c for c in found.candidates if c.rank]
+    before = usable[0].start if usable else len(body)
+    if _may_hold_react(body, before):
+        react = _react_text(body, found.scan.spans, repairs)
+        if react is not None and react.rank and react.start < before:
+            usable = [react, *(c for c in usable if c.start >= react.end)]
+    if not usable:
+        return None
+    top = max(c.rank for c in usable)
+    pool = [c for c in usable if c.rank == top]
+    first = pool[0]
+    if first.shape is not None:
+        shape = first.shape
+        raise parse_error(shape.kind, shape.problem, first.start, shape.tool)
+    assert first.reply is not None
+    cut = _cut_envelope_after(body, found.scan, first.end)
+    _check_no_other_action(body, first, [*pool[1:], *([cut] if cut else [])])
+    return _finish(first.reply, body, first.start, first.end)
+
+
+def _check_no_other_action(body: str, first: _Candidate, later: list[_Candidate]) -> None:
+    """Raise ``ambiguous`` if an action after ``first`` disagrees with it: two final answers,
+    an answer then something else, or a call then another action with words between them
+    ("for example ... for your question ..."). An invented observation between them ends the
+    search (what follows it was written without a real observation), and so does a call
+    followed at once by the next step written ahead."""
+    assert first.reply is not None
+    previous = first.end
+    for other in sorted(later, key=lambda c: c.start):
+        between = body[previous:other.start]
+        if _INVENTED_OBSERVATION.search(between):
+            return
+        if other.reply is not None and _same_action(first.reply, other.reply):
+            previous = other.end
+            continue
+        if first.reply.final_answer is None and not _LAYOUT.sub("", between).strip():
+            return
         raise parse_error(
+            "ambiguous",
+            f"It held two different actions, {_describe(first)} and {_describe(other)}, with no "
+            "observation between them. Send only the one you mean.",
+            other.start,
+        )
+
+
+def _nothing_usable(body: str, found: _Found) -> OutputParseError:
+    """The error for a reply with no usable action, the most telling defect first."""
+    scan = found.scan
+    if scan.in_string_at is not None:  # truncation: only the envelope's final "}" is supplied
+        pos = scan.in_string_at
+        return parse_error(
             "truncated",
             f"It was cut off (the reply ended inside the string that starts at character {pos}: "
             f"{_quote(body[pos:pos + 40])}...); nothing of a cut reply is used. Send a shorter "
@@ -190,41 +286,43 @@ def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -
         )
     if scan.last_unclosed is not None:
         pos = scan.last_unclosed
-        reply = _close_truncated(body, pos, repairs)
-        if reply is not None:
-            return reply
-        raise parse_error(
+        return parse_error(
             "truncated",
             f"It was cut off (the reply ended before the JSON object that starts at character "
             f"{pos} was closed: {_quote(body[pos:pos + 40])}...); nothing of a cut reply is "
             "used. Send a shorter reply: a short thought, and the action.",
             pos,
         )
-    if pending is not None:
-        raise parse_error(pending.kind, pending.problem)
-    if first_failure is not None:
-        pos, error = first_failure
-        raise parse_error(
+    never = next((c for c in found.candidates if not c.rank), None)
+    if never is not None:
+        why = _never_problem(body, never.start, never.end, never.never[1])
+        return parse_error(never.never[0], why, never.start)
+    if found.pending is not None:
+        return parse_error(found.pending.kind, found.pending.problem)
+    if found.failure is not None:
+        pos, error = found.failure
+        return parse_error(
             "invalid_json",
             f"The JSON object at character {pos} ({_quote(body[pos:pos + 40])}...) is not "
             f"valid JSON: {error}.",
             pos,
         )
     fence = _FENCE.search(body)
-    if fence and fence.group(2).lower() not in ("", "json", "json5", "jsonc"):
-        raise parse_error(
+    if fence and fence.group(2).lower() not in _JSON_FENCES:
+        return parse_error(
             "code",
             f"It held a {fence.group(2)} code block instead of the JSON object. Code is never run.",
             fence.start(),
         )
-    if unknown is not None:
-        raise parse_error(
+    if found.unknown is not None:
+        pos = found.unknown
+        return parse_error(
             "unknown_shape",
-            f"Its JSON {_quote(body[unknown:unknown + 60])} is not an action: it has no "
+            f"Its JSON {_quote(body[pos:pos + 60])} is not an action: it has no "
             '"action" (a tool call with "name" and "args", or a "final_answer").',
-            unknown,
+            pos,
         )
-    raise parse_error("no_json", f"It held no JSON object: {_quote(body[:60])}.")
+    return parse_error("no_json", f"It held no JSON object: {_quote(body[:60])}.")
 
 
 def strip_reasoning(text: str) -> str:
@@ -271,28 +369,9 @@ def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
     return text, tuple(repairs)
 
 
-def _in_fence(text: str, start: int) -> bool:
-    """True if the value at ``start`` is the first thing after a fence line."""
-    line_start = text.rfind("\n", 0, start)
-    if line_start == -1 or text[line_start + 1:start].strip():
-        return False
-    prev_end = line_start
-    prev_start = text.rfind("\n", 0, prev_end) + 1
-    return bool(_FENCE.fullmatch(text, prev_start, prev_end))
-
-
-def _with_thought_line(reply: Reply, text: str, start: int) -> Reply:
-    """Supply the thought from a ``Thought:`` line before the JSON when the JSON has none."""
-    if reply.thought is not None:
-        return reply
-    m = _THOUGHT_LINE.search(text, 0, start)
-    if m is None:
-        return reply
-    thought = m.group(1).strip()
-    return Reply(thought, reply.tool_calls, reply.final_answer, reply.stage, reply.repairs)
-
-
-def _react_text(text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...]) -> Reply | None:
+def _react_text(
+    text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...]
+) -> _Candidate | None:
     """ReAct text: ``Action: tool`` + ``Action Input: {...}``, ``Action: tool({...})``, or
     ``Final Answer: ...``. The first marker wins; what follows it was written without an
     observation and is ignored."""
@@ -311,16 +390,219 @@ def _react_text(text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...
         value, fixes, _ = _load_or_repair(text[span[0]:span[1]])
         if not isinstance(value, dict):
             return None
-        call = ToolCall(action.group(1), value)
-        reply = Reply(None, [call], None, "fallback", (*repairs, "read ReAct text", *fixes))
-        return _with_thought_line(reply, text, action.start())
+        end = span[1] + (1 if action.group(2) and text[span[1]:span[1] + 1] == ")" else 0)
+        reading = _Reading([*repairs, "read ReAct text", *fixes])
+        try:
+            call = ToolCall(action.group(1), _checked_args(value, action.group(1), reading))
+        except _Shape as shape:
+            return _Candidate(action.start(), end, None, shape)
+        reply = Reply(None, [call], None, "fallback", tuple(reading.fixes))
+        return _candidate(reply, action.start(), end)
     if final:
         answer = text[final.end():].strip()
         if not answer:
             return None
         reply = Reply(None, [], answer, "fallback", (*repairs, "read ReAct text"))
-        return _with_thought_line(reply, text, final.start())
+        return _candidate(reply, final.start(), len(text))
     return None
+
+
+def _candidate(reply: Reply, start: int, end: int) -> _Candidate:
+    never = _never_an_action(reply)
+    return _Candidate(start, end, reply, None, 0 if never else 2, never or ("", ""))
+
+
+# -- where a candidate stands ------------------------------------------------------------------
+_JSON_FENCES = ("", "json", "json5", "jsonc")
+_TAG = re.compile(r"<[^<>\n]{1,40}>")
+_DECORATION = " \t*_`>#•-"
+_TRAILING_PUNCTUATION = " \t.,;:!?)]}\"'*_`"
+_SENTENCE_END = (".", "!", "?", "。", "！", "？")
+_ACTION_LABEL = re.compile(r"\bAction(?:[ \t]+Input)?[ \t]*[:：]$", re.IGNORECASE)
+_THOUGHT_START = re.compile(r"Thought[ \t]*[:：]", re.IGNORECASE)
+_INVENTED_OBSERVATION = re.compile(
+    r"^[ \t>*_#-]*(?:Observations?|Tool[ _]?(?:result|output|response)s?|Function[ _]?"
+    r"(?:result|output|response)s?|Results?|Output)\b[^\n:：]{0,30}[:：]"
+    r"|<(?:tool_response|tool_result|observation|function_results?)>"
+    r"|^[ \t]*\(the tool results? comes? back",
+    re.IGNORECASE | re.MULTILINE,
+)
+_LAYOUT = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$|<[^<>\n]{1,40}>|^[ \t]*-{3,}[ \t]*$", re.MULTILINE)
+_CONTEXT = 200  # characters of the line around a candidate that decide how it is placed
+
+
+def _placement(body: str, start: int, end: int, value: Any) -> tuple[int, tuple[str, str]]:
+    """How a value stands in the reply: ``(2, no)`` fenced as JSON or on its own line (after a
+    label such as ``Action:`` at most); ``(1, no)`` with prose on one side of it on its line
+    (2 for a whole envelope); ``(0, (kind, why))`` inside a ``Thought:`` line or inside a
+    sentence that quotes it (words before it that do not end a sentence, and words after it),
+    which is never an action."""
+    fence = _fence_language(body, start)
+    if fence is not None and fence.lower() in _JSON_FENCES:
+        return 2, ("", "")
+    line_start = body.rfind("\n", max(0, start - _CONTEXT), start) + 1
+    if line_start == 0 and start > _CONTEXT:
+        line_start = start - _CONTEXT
+    line_end = body.find("\n", end, end + _CONTEXT)
+    before = _TAG.sub("", body[line_start:start]).strip(_DECORATION)
+    after = _TAG.sub("", body[end:line_end if line_end != -1 else end + _CONTEXT])
+    after = after.strip(_TRAILING_PUNCTUATION)
+    if _ACTION_LABEL.search(before):
+        return (1 if after else 2), ("", "")
+    if _THOUGHT_START.match(before):
+        return 0, ("quoted", "it sits inside a Thought line")
+    prose_before = bool(before) and not before.endswith((":", "："))
+    if prose_before and after and not before.endswith(_SENTENCE_END):
+        return 0, ("quoted", "it is quoted inside a sentence")
+    if prose_before or after:
+        return (2 if _is_envelope(value) else 1), ("", "")
+    return 2, ("", "")
+
+
+def _is_envelope(value: Any) -> bool:
+    """A whole reply (thought and action, a tool_calls list, a list of calls), as opposed to a
+    bare call or answer object."""
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and any(
+        k in value for k in ("thought", "action", "tool_calls", *WRAPPER_KEYS)
+    )
+
+
+def _fence_language(text: str, start: int) -> str | None:
+    """The language tag of the fence the value at ``start`` opens ('' for none), or ``None``
+    if it is not the first thing after a fence line."""
+    line_start = text.rfind("\n", 0, start)
+    if line_start == -1 or text[line_start + 1:start].strip():
+        return None
+    prev_start = text.rfind("\n", 0, line_start) + 1
+    m = _FENCE.fullmatch(text, prev_start, line_start)
+    return m.group(2) if m else None
+
+
+def _in_fence(text: str, start: int) -> bool:
+    return _fence_language(text, start) is not None
+
+
+def _cut_envelope_after(body: str, scan: _Scan, after: int) -> _Candidate | None:
+    """A JSON value that starts after ``after`` and was cut off (another action begun)."""
+    for start, count in scan.unclosed:
+        if start >= after and _opens_structure(body, start + count - 1):
+            return _Candidate(start, len(body))
+    return None
+
+
+def _may_hold_react(body: str, end: int) -> bool:
+    """Cheap test: could ``body[:end]`` hold an ``Action:`` or ``Final Answer:`` marker?"""
+    return any(body.find(word, 0, end) != -1 for word in ("ction", "CTION", "nswer", "NSWER"))
+
+
+# -- placeholders and copies of the instructions -----------------------------------------------
+_PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>|\.{2,}|…+")
+_PLACEHOLDER_NAMES = frozenset({
+    "tool_name", "toolname", "function_name", "your_tool", "your_tool_name", "name_of_tool",
+    "name_of_the_tool", "action_name",
+})
+_GENERIC_VALUES = frozenset({
+    "value", "argument", "arg", "args", "string", "str", "number", "int", "integer", "float",
+    "bool", "boolean", "text", "input", "object", "array", "list",
+})
+
+
+def _never_an_action(reply: Reply) -> tuple[str, str] | None:
+    """``(kind, why)`` when the reply is the instructions' skeleton or one of their worked
+    examples copied back (placeholders such as ``<tool name>`` or ``...``), else ``None``."""
+    if reply.final_answer is not None:
+        if _PLACEHOLDER.fullmatch(reply.final_answer.strip()):
+            return "placeholder", "its final answer is a placeholder of the reply format"
+        if reply.final_answer in _prompt_examples()[1]:
+            return "placeholder", "its final answer is copied from the examples of the instructions"
+        return None
+    for call in reply.tool_calls:
+        name = call.name.strip()
+        if _PLACEHOLDER.fullmatch(name) or name.lower().replace(" ", "_") in _PLACEHOLDER_NAMES:
+            return "placeholder", "its tool name is a placeholder of the reply format"
+        if any(_is_placeholder_arg(k, v) for k, v in call.args.items()):
+            return "placeholder", f"the args of {name} hold placeholders of the reply format"
+    if _example_key(reply) in _prompt_examples()[0]:
+        return "placeholder", "it is copied from the examples of the instructions"
+    return None
+
+
+def _is_placeholder_arg(key: str, value: Any) -> bool:
+    if _PLACEHOLDER.fullmatch(key.strip()):
+        return True
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    if text in ("...", "…"):
+        return True
+    if not (text.startswith("<") and text.endswith(">") and _PLACEHOLDER.fullmatch(text)):
+        return False
+    inner = text[1:-1].strip().lower()
+    return " " in inner or inner in _GENERIC_VALUES or inner == key.strip().lower()
+
+
+def _example_key(reply: Reply) -> str:
+    calls = [c.to_dict() for c in reply.tool_calls]
+    return json.dumps([reply.thought, calls], sort_keys=True, ensure_ascii=False, default=str)
+
+
+@functools.cache
+def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
+    """The worked examples of ``prompts/system.md`` (its ``Assistant: {...}`` lines): the keys
+    of their calls and their final answers."""
+    calls: set[str] = set()
+    answers: set[str] = set()
+    for line in prompts.load_template("system").template.splitlines():
+        head, colon, rest = line.partition(":")
+        value = _loads(rest.strip()) if colon and head.strip() == "Assistant" else _FAIL
+        try:
+            reply = None if value is _FAIL else _interpret(value, "direct", ())
+        except _Shape:
+            reply = None
+        if reply is not None and reply.final_answer is not None:
+            answers.add(reply.final_answer)
+        elif reply is not None:
+            calls.add(_example_key(reply))
+    return frozenset(calls), frozenset(answers)
+
+
+def _never_problem(body: str, start: int, end: int, why: str) -> str:
+    shown = " ".join(body[start:min(end, start + 80)].split())
+    return (
+        f"Its only action, {shown}{'…' if end - start > 80 else ''}, is never run: {why}. Send "
+        "your own action as the JSON object alone, with the real tool name, arguments or answer."
+    )
+
+
+def _same_action(a: Reply, b: Reply) -> bool:
+    return a.final_answer == b.final_answer and [c.to_dict() for c in a.tool_calls] == [
+        c.to_dict() for c in b.tool_calls
+    ]
+
+
+def _describe(candidate: _Candidate) -> str:
+    where = f"(character {candidate.start})"
+    reply = candidate.reply
+    if reply is None:
+        what = "an unusable action" if candidate.shape else "another action that was cut off"
+        return f"{what} {where}"
+    if reply.final_answer is not None:
+        return f"the final answer {_quote(reply.final_answer[:50])} {where}"
+    calls = ", ".join(f"{c.name} {_show(c.args)}" for c in reply.tool_calls)
+    return f"{calls} {where}"
+
+
+def _finish(reply: Reply, body: str, start: int, end: int) -> Reply:
+    """The reply with the text it was read from (``source``) and, when the JSON has no thought,
+    the thought of a ``Thought:`` line before it."""
+    thought, source_start = reply.thought, start
+    if thought is None:
+        m = _THOUGHT_LINE.search(body, 0, start)
+        if m is not None:
+            thought, source_start = m.group(1).strip(), m.start()
+    return dataclasses.replace(reply, thought=thought, source=body[source_start:end].strip())
 
 
 # -- the scan ----------------------------------------------------------------------------------
@@ -752,22 +1034,20 @@ def _undouble_braces(raw: str, repairs: dict[str, None]) -> str:
 _PY_ESCAPES = {"a": "\\u0007", "v": "\\u000b"}
 _PY_ESCAPE = re.compile(r"x[0-9a-fA-F]{2}|[0-7]{1,3}|U[0-9a-fA-F]{8}|[av]")
 _WORD = re.compile(r"\S+")
-_PATH_START = re.compile(r"[A-Za-z]:\\(?!\\)|\\\\[\w.-]+\\(?!\\)")  # C:\.. or \\server\..
+_PATH_START = re.compile(r"[A-Z]:\\(?!\\)")  # C:\... (a drive letter, one backslash)
 
 
 def _raw_words(content: str, python: bool) -> list[tuple[int, int]]:
-    """The words (runs without whitespace) of a string whose backslashes were written raw:
-    a word with an escape JSON does not know (``\\d``, ``\\p``), or a string that starts with a
-    Windows path (``C:\\``, ``\\\\server\\``). In those, ``\\n`` ``\\r`` ``\\t`` are a backslash
-    and a letter too: ``D:\\reports\\new`` is a path, not a line break."""
-    words = []
-    for m in _WORD.finditer(content):
-        word = m.group()
-        if "\\" in word and (
-            _has_unknown_escape(word, python) or (m.start() == 0 and _PATH_START.match(word))
-        ):
-            words.append(m.span())
-    return words
+    """The spans of a string whose backslashes were written raw: all of it when it starts with
+    a drive letter and one backslash (``C:\\Program Files\\new``), else each word (run without
+    whitespace) with an escape JSON does not know (``\\d``, ``\\p``). In those, ``\\n`` ``\\r``
+    ``\\t`` are a backslash and a letter too: ``D:\\reports\\new`` is a path, not a line break."""
+    if _PATH_START.match(content):
+        return [(0, len(content))]
+    return [
+        m.span() for m in _WORD.finditer(content)
+        if "\\" in m.group() and _has_unknown_escape(m.group(), python)
+    ]
 
 
 def _has_unknown_escape(word: str, python: bool) -> bool:
@@ -855,7 +1135,9 @@ def _is_hex4(s: str, i: int) -> bool:
     return len(s) >= i + 4 and all(ch in "0123456789abcdefABCDEF" for ch in s[i:i + 4])
 
 
-def _close_truncated(text: str, start: int, repairs: tuple[str, ...]) -> Reply | None:
+def _close_truncated(
+    text: str, start: int, repairs: tuple[str, ...], namer: ValueNamer | None
+) -> Reply | None:
     """Supply a missing final ``}`` for the outermost object at ``start``, if that alone
     completes an envelope whose action is whole."""
     if text[start] != "{" or _prev_significant(text, start) in _VALUE_START:
@@ -864,10 +1146,13 @@ def _close_truncated(text: str, start: int, repairs: tuple[str, ...]) -> Reply |
     if not isinstance(value, dict) or "action" not in value:
         return None
     try:
-        reply = _interpret(value, "repaired", (*repairs, *fixes, "added the missing final }"))
+        reply = _interpret(value, "repaired", (*repairs, *fixes, "added the missing final }"),
+                           namer)
     except _Shape:
         return None
-    return _with_thought_line(reply, text, start) if reply else None
+    if reply is None or _never_an_action(reply):
+        return None
+    return _finish(reply, text + "}", start, len(text) + 1)
 
 
 # -- interpreting a JSON value -----------------------------------------------------------------
@@ -878,7 +1163,9 @@ ValueNamer = Callable[[str, Any], "str | None"]
 _MAX_ARGS_DEPTH = 64  # deeper args are refused: nothing real nests so deep, and they break
 # every recursive consumer (JSON encoders, schema validators) further down the loop
 _PATH_CONTROLS = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\b\f\n\r\t]")
+_WINDOWS_PATH = re.compile(  # C: + a control character, then only what a path may hold
+    r'[A-Z]:[\b\f\n\r\t][^<>:"|?*\x00-\x07\x0b\x0e-\x1f]{0,256}'
+)
 
 
 @dataclass
@@ -1208,10 +1495,10 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 
 def _with_path_backslashes(value: Any) -> Any:
-    """A string that starts like a Windows path (``X:``) followed by a control character was a
-    path with raw backslashes (``\\n``, ``\\t`` ... read as escapes); nothing else is touched."""
+    """A string that is a Windows path whose raw backslashes JSON read as escapes (``C:`` then
+    a control character, and nothing a path cannot hold); nothing else is touched."""
     if isinstance(value, str):
-        if _WINDOWS_PATH.match(value):
+        if _WINDOWS_PATH.fullmatch(value):
             return "".join(_PATH_CONTROLS.get(c, c) for c in value)
         return value
     if isinstance(value, dict):
@@ -1227,12 +1514,13 @@ def _json_type_name(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    """A value as short JSON text for a message."""
+    """A value as short one-line JSON text for a message."""
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (ValueError, RecursionError):
-        text = type(value).__name__
-    return _quote(text[:60])
+        return f"(a deeply nested {type(value).__name__})"
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _quote(s: str) -> str:
