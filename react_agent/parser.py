@@ -202,8 +202,9 @@ def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _
             if value is _FAIL:
                 found.failure = found.failure or (start, error)
                 continue
-            stage = "repaired" if fixes else ("fenced" if _in_fence(body, start) else "fallback")
-            rank, never = _placement(body, start, end, value)
+            fence = _fence_language(body, start)
+            stage = "repaired" if fixes else ("fallback" if fence is None else "fenced")
+            rank, never = _placement(body, start, end, value, fence)
             try:
                 reply = _interpret(value, stage, (*repairs, *fixes), namer)
             except _Shape as shape:
@@ -229,7 +230,9 @@ def _choose(body: str, found: _Found, repairs: tuple[str, ...]) -> Reply | None:
     one after it disagrees without an invented observation between them (then an error)."""
     usable = [c for c in found.candidates if c.rank]
     before = usable[0].start if usable else len(body)
-    if _may_hold_react(body, before):
+    # ReAct text before the first JSON action shows as its Action Input (JSON that is not an
+    # action) before it; "Final Answer:" only counts when nothing else is there.
+    if not usable or (found.unknown is not None and found.unknown < before):
         react = _react_text(body, found.scan.spans, repairs)
         if react is not None and react.rank and react.start < before:
             usable = [react, *(c for c in usable if c.start >= react.end)]
@@ -429,15 +432,17 @@ _INVENTED_OBSERVATION = re.compile(
 )
 _LAYOUT = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$|<[^<>\n]{1,40}>|^[ \t]*-{3,}[ \t]*$", re.MULTILINE)
 _CONTEXT = 200  # characters of the line around a candidate that decide how it is placed
+_FENCE_LINE = 80  # no fence line (```json) is longer
 
 
-def _placement(body: str, start: int, end: int, value: Any) -> tuple[int, tuple[str, str]]:
+def _placement(
+    body: str, start: int, end: int, value: Any, fence: str | None
+) -> tuple[int, tuple[str, str]]:
     """How a value stands in the reply: ``(2, no)`` fenced as JSON or on its own line (after a
     label such as ``Action:`` at most); ``(1, no)`` with prose on one side of it on its line
     (2 for a whole envelope); ``(0, (kind, why))`` inside a ``Thought:`` line or inside a
     sentence that quotes it (words before it that do not end a sentence, and words after it),
     which is never an action."""
-    fence = _fence_language(body, start)
     if fence is not None and fence.lower() in _JSON_FENCES:
         return 2, ("", "")
     line_start = body.rfind("\n", max(0, start - _CONTEXT), start) + 1
@@ -475,13 +480,11 @@ def _fence_language(text: str, start: int) -> str | None:
     line_start = text.rfind("\n", 0, start)
     if line_start == -1 or text[line_start + 1:start].strip():
         return None
-    prev_start = text.rfind("\n", 0, line_start) + 1
+    prev_start = text.rfind("\n", max(0, line_start - _FENCE_LINE), line_start) + 1
+    if prev_start == 0 and line_start > _FENCE_LINE:
+        return None  # the line before is longer than any fence line
     m = _FENCE.fullmatch(text, prev_start, line_start)
     return m.group(2) if m else None
-
-
-def _in_fence(text: str, start: int) -> bool:
-    return _fence_language(text, start) is not None
 
 
 def _cut_envelope_after(body: str, scan: _Scan, after: int) -> _Candidate | None:
@@ -490,11 +493,6 @@ def _cut_envelope_after(body: str, scan: _Scan, after: int) -> _Candidate | None
         if start >= after and _opens_structure(body, start + count - 1):
             return _Candidate(start, len(body))
     return None
-
-
-def _may_hold_react(body: str, end: int) -> bool:
-    """Cheap test: could ``body[:end]`` hold an ``Action:`` or ``Final Answer:`` marker?"""
-    return any(body.find(word, 0, end) != -1 for word in ("ction", "CTION", "nswer", "NSWER"))
 
 
 # -- placeholders and copies of the instructions -----------------------------------------------
@@ -513,6 +511,8 @@ def _never_an_action(reply: Reply) -> tuple[str, str] | None:
     """``(kind, why)`` when the reply is the instructions' skeleton or one of their worked
     examples copied back (placeholders such as ``<tool name>`` or ``...``), else ``None``."""
     if reply.final_answer is not None:
+        if len(reply.final_answer) > 1000:  # no placeholder and no example is that long
+            return None
         if _PLACEHOLDER.fullmatch(reply.final_answer.strip()):
             return "placeholder", "its final answer is a placeholder of the reply format"
         if reply.final_answer in _prompt_examples()[1]:
@@ -602,7 +602,7 @@ def _finish(reply: Reply, body: str, start: int, end: int) -> Reply:
         m = _THOUGHT_LINE.search(body, 0, start)
         if m is not None:
             thought, source_start = m.group(1).strip(), m.start()
-    return dataclasses.replace(reply, thought=thought, source=body[source_start:end].strip())
+    return dataclasses.replace(reply, thought=thought, source=body[source_start:end])
 
 
 # -- the scan ----------------------------------------------------------------------------------
