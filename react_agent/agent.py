@@ -493,7 +493,7 @@ class Agent:
                     _internal_error(run, step, exc)
                     break
                 failures, actions = 0, actions + 1
-                _take(step, parsed)
+                _take(run, step, parsed)
                 yield ReplyParsed(step, parsed)
                 if step.final_answer is not None:
                     run.status, run.final_answer = "final_answer", step.final_answer
@@ -580,7 +580,7 @@ class Agent:
         except Exception as exc:  # a bug of ours: end the run, keep the trajectory
             _internal_error(run, step, exc)
             return
-        _take(step, parsed)
+        _take(run, step, parsed)
         yield ReplyParsed(step, parsed)
         if step.final_answer is not None:
             run.final_answer, run.best_effort = step.final_answer, True
@@ -729,9 +729,15 @@ def _internal_error(run: RunResult, step: Step, exc: Exception) -> None:
     )
 
 
-def _take(step: Step, parsed: Reply) -> None:
+def _take(run: RunResult, step: Step, parsed: Reply) -> None:
+    """Record the parsed reply on the step, and keep in the history only the part of the reply
+    the step acts on (``parsed.source``): prose around it and steps the model invented after it
+    (an ``Observation:`` of its own, a second step) would contradict the real observation.
+    The raw reply stays in ``step.raw_output``."""
     step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [*parsed.repairs]
     step.final_answer = parsed.final_answer
+    if parsed.source and run.messages and run.messages[-1]["role"] == "assistant":
+        run.messages[-1] = {"role": "assistant", "content": parsed.source}
 
 
 def _token_events(index: int, piece: str, answer: FinalAnswerStream) -> list[Event]:

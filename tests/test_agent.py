@@ -1007,3 +1007,59 @@ def test_best_effort_tool_call_is_explained(toolbox: Toolbox) -> None:
                     max_steps=1)
     assert result.final_answer is None
     assert "the model asked for a tool instead (not run)" in (result.error or "")
+
+
+# -- what the model is shown --------------------------------------------------------------------
+def test_the_history_keeps_only_the_envelope_the_step_acted_on() -> None:
+    """A server that ignores ``stop`` lets the model invent an observation and a next step; the
+    history keeps the envelope that ran, never the invented lines, and the raw reply stays in
+    the trajectory."""
+    tb = Toolbox()
+
+    @tb.tool
+    def multiply(a: int, b: int) -> int:
+        """Multiply two integers."""
+        return a * b
+
+    envelope = '{"thought":"Use multiply.","action":{"name":"multiply","args":{"a":3,"b":4}}}'
+    invented = '\nObservation: 36\n{"thought":"t","action":{"final_answer":"3 times 4 is 36"}}'
+    raw = envelope + invented
+    model = ScriptedModel([raw, final("3 times 4 is 12")])
+    result = Agent(model, tb).run("What is 3 times 4?")
+    assert result.final_answer == "3 times 4 is 12"
+    second_call = model.calls[1]
+    assert second_call[2] == assistant(envelope)
+    assert second_call[3] == observation("12", "What is 3 times 4?")
+    assert not any("36" in m["content"] for m in second_call)
+    assert result.steps[0].raw_output == raw
+    assert result.messages[2] == assistant(envelope)
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("<think>Paris first.</think>\nSure! Here it is:\n" + act("get_weather", city="Paris")
+         + "\nI will wait for the result.", act("get_weather", city="Paris")),
+        ("Thought: Paris first.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n"
+         "Observation: 30 °C\nThought: done\nFinal Answer: 30 °C",
+         'Thought: Paris first.\nAction: get_weather\nAction Input: {"city": "Paris"}'),
+        ("```json\n" + act("get_weather", city="Paris") + "\n```\nThen Rome.",
+         act("get_weather", city="Paris")),
+    ],
+    ids=["prose-around", "react-text", "fenced"],
+)
+def test_the_history_keeps_the_used_text_of_each_reply_form(
+    toolbox: Toolbox, raw: str, kept: str
+) -> None:
+    model = ScriptedModel([raw, final("18 °C")])
+    result = Agent(model, toolbox).run(TASK)
+    assert model.calls[1][2] == assistant(kept)
+    assert result.steps[0].raw_output == raw
+
+
+def test_an_unusable_reply_stays_in_the_history_as_written(toolbox: Toolbox) -> None:
+    """The model is shown what it sent (without reasoning) next to what was wrong with it."""
+    model = ScriptedModel(["<think>hmm</think>" + BAD_REPLY, final("18 °C")])
+    Agent(model, toolbox).run(TASK)
+    assert model.calls[1][2] == assistant(BAD_REPLY)
+    assert model.calls[1][3]["content"] == str(parse_error_text(BAD_REPLY))
