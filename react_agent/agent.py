@@ -43,6 +43,8 @@ from .invoker import (
     Approver,
     ToolResult,
     ainvoke_all,
+    argument_for_bare_value,
+    call_example,
     invoke_all,
 )
 from .models.base import ChatModel, Message, ModelReply
@@ -482,7 +484,7 @@ class Agent:
                 step = Step(index=len(run.steps) + 1)
                 reply = yield from self._ask(run, step, schema)
                 try:
-                    parsed = parse_reply(reply.text)
+                    parsed = self._parse(reply.text)
                 except OutputParseError as exc:
                     failures += 1
                     yield from self._parse_failed(run, step, exc, failures)
@@ -514,17 +516,44 @@ class Agent:
             run.error = "The run was interrupted (Ctrl-C)."
         yield RunFinished(run)
 
+    def _parse(self, text: str) -> Reply:
+        """:func:`parse_reply`, with the toolbox naming a value given without an argument name
+        (a tool with exactly one required argument, which the value fits)."""
+        return parse_reply(
+            text, name_value=functools.partial(argument_for_bare_value, self.toolbox)
+        )
+
     def _parse_failed(
         self, run: RunResult, step: Step, exc: OutputParseError, failures: int
     ) -> Iterator[Event]:
         step.error = exc.problem
-        yield ParseFailed(step, str(exc))
+        feedback = str(exc)
+        if failures > 1 and len(run.steps) > 1 and run.steps[-2].error == exc.problem:
+            feedback = self._parse_error_again(exc, failures)  # the same problem: a new message
+        yield ParseFailed(step, feedback)
         if failures > self.config.max_parse_retries:
             run.status = "parse_errors"
             run.error = f"The model's last {failures} replies held no usable action; the last " \
                 f"problem: {exc.problem}"
         else:
-            run.messages.append({"role": "user", "content": str(exc)})
+            run.messages.append({"role": "user", "content": feedback})
+
+    def _parse_error_again(self, exc: OutputParseError, failures: int) -> str:
+        """The message for an unusable reply that got the same message last time: it shows a
+        complete call of the tool the reply named (with its real argument names), or the forms
+        of a reply with the tools there are."""
+        tool = self.toolbox.get(exc.tool) if exc.tool else None
+        if tool is not None:
+            hint = f"A complete call of {tool.name}, with its real argument names: " \
+                f"{call_example(tool)}"
+        else:
+            names = ", ".join(self.toolbox.names) or "none: give the final answer"
+            hint = f"The tools you can call: {names}. A tool call looks like " \
+                '{"thought": "...", "action": {"name": "<tool name>", "args": {"<argument>": ' \
+                '<value>}}}; the final answer looks like {"thought": "...", "action": ' \
+                '{"final_answer": "<the answer>"}}.'
+        return prompts.render("parse_error_again", count=str(failures), problem=exc.problem,
+                              hint=hint)
 
     def _act(self, run: RunResult, step: Step, calls: list[ToolCall]) -> Generator[Any, Any, None]:
         """Run the step's calls (or answer a repeated call from before) and send observations."""
@@ -572,7 +601,7 @@ class Agent:
             run.error = f"{run.error} Asking for a best-effort answer failed: {exc}"
             return
         try:
-            parsed = parse_reply(reply.text)
+            parsed = self._parse(reply.text)
         except OutputParseError as exc:
             step.error = exc.problem
             yield ParseFailed(step, str(exc))

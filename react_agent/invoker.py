@@ -176,6 +176,46 @@ def prepare(
     return _Ready(call, tool, args, cleaning)
 
 
+def argument_for_bare_value(toolbox: Toolbox, tool_name: str, value: Any) -> str | None:
+    """The argument a value the model gave ``tool_name`` without a name belongs to
+    (``{"calculate": "17 * 2"}``): the tool's only required argument, when the value fits that
+    argument's schema as it is. ``None`` otherwise (no such tool, not exactly one required
+    argument, or a value of another type). The agent passes this to the parser
+    (``parse_reply(name_value=...)``)."""
+    tool = toolbox.get(tool_name)
+    if tool is None:
+        return None
+    required = tool.parameters.get("required") or []
+    if len(required) != 1:
+        return None
+    spec = (tool.parameters.get("properties") or {}).get(required[0])
+    if not isinstance(spec, dict) or not Draft202012Validator(spec).is_valid(value):
+        return None
+    return str(required[0])
+
+
+def call_example(tool: Tool) -> str:
+    """A complete reply calling ``tool`` with its real argument names (the required ones, or
+    all when none is required), each value an example from the schema or a ``<type>``
+    placeholder: ``{"thought": "...", "action": {"name": "calculate", "args": {"expression":
+    "<string>"}}}``."""
+    props: dict[str, Any] = tool.parameters.get("properties") or {}
+    names = tool.parameters.get("required") or list(props)
+    args = {name: _example_value(props.get(name) or {}) for name in names}
+    action = {"name": tool.name, "args": args}
+    return json.dumps({"thought": "...", "action": action}, ensure_ascii=False)
+
+
+def _example_value(spec: dict[str, Any]) -> Any:
+    examples = spec.get("examples")
+    if isinstance(examples, list) and examples:
+        return examples[0]
+    if isinstance(spec.get("enum"), list) and spec["enum"]:
+        return spec["enum"][0]
+    types = _types(spec)
+    return f"<{types[0] if types else 'value'}>"
+
+
 def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -> str | None:
     """``None`` if approved, else the observation saying why the call did not run."""
     shown = json.dumps(args, ensure_ascii=False)

@@ -1063,3 +1063,84 @@ def test_an_unusable_reply_stays_in_the_history_as_written(toolbox: Toolbox) -> 
     Agent(model, toolbox).run(TASK)
     assert model.calls[1][2] == assistant(BAD_REPLY)
     assert model.calls[1][3]["content"] == str(parse_error_text(BAD_REPLY))
+
+
+# -- a value without an argument name; the same unusable reply again ----------------------------
+@pytest.fixture
+def calculator() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def calculate(expression: str, precision: int = 2) -> str:
+        """Evaluate an arithmetic expression."""
+        return {"(17 * 2)": "34", "17 * 2": "34"}.get(expression, "?")
+
+    @tb.tool
+    def convert(amount: float, to: str) -> str:
+        """Convert money."""
+        return f"{amount} {to}"
+
+    return tb
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"thought": "Double it.", "action": {"calculate": "(17 * 2)"}}',
+        '{"thought": "Double it.", "action": {"name": "calculate", "args": "(17 * 2)"}}',
+        '{"thought": "Double it.", "action": "calculate", "action_input": "(17 * 2)"}',
+    ],
+    ids=["tool-as-key", "args-as-text", "langchain-text"],
+)
+def test_a_bare_value_goes_to_the_only_required_argument(calculator: Toolbox, reply: str) -> None:
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("What is my favourite number, 17, times 2?")
+    assert result.status == "final_answer"
+    step = result.steps[0]
+    assert step.tool_calls == [ToolCall("calculate", {"expression": "(17 * 2)"})]
+    assert step.observations == ["34"] and step.thought == "Double it."
+    assert step.stage == "direct"
+    assert "gave the bare value to 'expression', the only required argument of calculate" in (
+        step.repairs
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"thought": "t", "action": {"calculate": 34}}',  # does not fit the string argument
+        '{"thought": "t", "action": {"convert": "12 EUR"}}',  # two required arguments
+        '{"thought": "t", "action": {"unknown_tool": "x"}}',  # no such tool
+    ],
+    ids=["wrong-type", "two-required", "unknown-tool"],
+)
+def test_a_bare_value_that_does_not_fit_is_not_guessed(calculator: Toolbox, reply: str) -> None:
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.steps[0].tool_calls == [] and result.steps[0].error
+    assert "gives no args object" in model.calls[1][-1]["content"]
+
+
+def test_the_same_unusable_reply_gets_a_different_message_each_time(calculator: Toolbox) -> None:
+    """Seen in react-agent chat: the same unusable reply four times got the same message four
+    times. Now the message changes and shows a complete call of the tool it named."""
+    bad = '{"thought": "Double it.", "action": {"calculate": 34}}'
+    model = ScriptedModel([bad] * 4)
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.status == "parse_errors"
+    feedback = [call[-1]["content"] for call in model.calls[1:]]
+    assert len(feedback) == len(set(feedback)) == 3
+    assert "gives no args object" in feedback[0]
+    for count, text in zip((2, 3), feedback[1:], strict=True):
+        assert f"your last {count} replies could not be used" in text
+        assert 'A complete call of calculate, with its real argument names: {"thought": "...", ' \
+            '"action": {"name": "calculate", "args": {"expression": "<string>"}}}' in text
+
+
+def test_a_repeated_reply_that_names_no_tool_is_shown_the_tools(calculator: Toolbox) -> None:
+    model = ScriptedModel([BAD_REPLY, BAD_REPLY, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.status == "final_answer"
+    first, second = model.calls[1][-1]["content"], model.calls[2][-1]["content"]
+    assert first != second
+    assert "The tools you can call: calculate, convert." in second

@@ -15,6 +15,8 @@ from react_agent import Toolbox, ToolCall, ToolResult
 from react_agent.invoker import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     ainvoke_all,
+    argument_for_bare_value,
+    call_example,
     check_args,
     clean_args,
     format_result,
@@ -629,3 +631,49 @@ def test_ainvoke_all_bounds_concurrency() -> None:
     results = asyncio.run(ainvoke_all(tb, [call("work", i=i) for i in range(9)], max_workers=3))
     assert [r.observation for r in results] == [str(i) for i in range(9)]
     assert running["max"] == 3
+
+
+# -- helpers the agent uses for unusable replies -----------------------------------------------
+def test_argument_for_bare_value() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str, limit: int = 5) -> str:
+        """Search."""
+        return query
+
+    @tb.tool
+    def average(numbers: list[float]) -> float:
+        """Average."""
+        return sum(numbers) / len(numbers)
+
+    @tb.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    assert argument_for_bare_value(tb, "search", "tide times") == "query"
+    assert argument_for_bare_value(tb, "average", [1, 2.5]) == "numbers"
+    assert argument_for_bare_value(tb, "search", 3) is None  # not a string
+    assert argument_for_bare_value(tb, "average", "1, 2") is None
+    assert argument_for_bare_value(tb, "add", 3) is None  # two required arguments
+    assert argument_for_bare_value(tb, "nope", "x") is None
+
+
+def test_call_example_uses_the_real_argument_names() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        """Weather."""
+        return city
+
+    @tb.tool
+    def clock(zone: str = "UTC") -> str:
+        """Clock."""
+        return zone
+
+    assert json.loads(call_example(tb["weather"])) == {
+        "thought": "...", "action": {"name": "weather", "args": {"city": "<string>"}}
+    }
+    assert json.loads(call_example(tb["clock"]))["action"]["args"] == {"zone": "<string>"}

@@ -24,6 +24,8 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "system": {"tools": "- sample_tool: SAMPLE TOOL TEXT", "instructions": "SAMPLE-INSTRUCTIONS"},
     "observation": {"observation": "SAMPLE-OBSERVATION", "task": "SAMPLE-TASK"},
     "parse_error": {"problem": "SAMPLE-PROBLEM"},
+    "parse_error_again": {"count": "SAMPLE-COUNT", "problem": "SAMPLE-PROBLEM",
+                          "hint": "SAMPLE-HINT"},
     "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "final_answer": {"task": "SAMPLE-TASK"},
     "summarize": {"conversation": "SAMPLE-CONVERSATION"},
