@@ -163,7 +163,7 @@ def prepare(
     if tool is None:
         return ToolResult(call, _unknown_tool(toolbox, call.name), ok=False, error="unknown_tool")
     args, cleaning = clean_args(tool.parameters, call.args)
-    problems = check_args(tool.parameters, args)
+    problems = control_character_problems(args) + check_args(tool.parameters, args)
     if problems:
         text = f"Error: invalid arguments for {tool.name}:\n" + "\n".join(
             f"- {p}" for p in problems
@@ -433,6 +433,35 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
             got = json.dumps(error.instance, ensure_ascii=False, default=repr)[:80]
             problems.append(f"{where}: {_expected(error)}, got {got}")
     return list(dict.fromkeys(problems))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_character_problems(args: dict[str, Any]) -> list[str]:
+    """One problem per argument (at any depth, keys too) holding a control character other than
+    tab, newline and carriage return: no argument means one, and passing it on silently (a NUL
+    byte from ``"Ume\\u0000e5"``, a backspace from ``"\\bword"``) would hand the tool a value
+    the model did not mean. The call is refused with this problem instead."""
+    problems: list[str] = []
+    stack: list[tuple[str, Any]] = [("", args)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                path = f"{where}.{key}" if where else str(key)
+                stack.append((path, item))
+                if _CONTROL.search(str(key)):
+                    stack.append((f"{path} (the name)", str(key)))
+        elif isinstance(value, list):
+            stack.extend((f"{where}.{i}", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and (m := _CONTROL.search(value)):
+            problems.append(
+                f"{where}: contains the control character U+{ord(m.group()):04X} at character "
+                f"{m.start()}, which no argument means; send the text without it (a \\u escape "
+                "takes exactly four hex digits, and a backslash is written \\\\)"
+            )
+    return sorted(problems)
 
 
 def format_result(value: Any) -> str:

@@ -1144,3 +1144,20 @@ def test_a_repeated_reply_that_names_no_tool_is_shown_the_tools(calculator: Tool
     first, second = model.calls[1][-1]["content"], model.calls[2][-1]["content"]
     assert first != second
     assert "The tools you can call: calculate, convert." in second
+
+
+def test_a_nul_byte_in_the_reply_never_reaches_the_tool() -> None:
+    seen: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search the web."""
+        seen.append(query)
+        return "results"
+
+    reply = '{"thought": "t", "action": {"name": "search", "args": {"query": "Ume\\u0000e5"}}}'
+    result = Agent(ScriptedModel([reply, final("none")]), tb).run("Weather in Umeå?")
+    assert seen == []
+    assert result.steps[0].results[0].error == "invalid_args"
+    assert "U+0000" in result.steps[0].observations[0]

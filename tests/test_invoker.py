@@ -19,6 +19,7 @@ from react_agent.invoker import (
     call_example,
     check_args,
     clean_args,
+    control_character_problems,
     format_result,
     invoke,
     invoke_all,
@@ -677,3 +678,28 @@ def test_call_example_uses_the_real_argument_names() -> None:
         "thought": "...", "action": {"name": "weather", "args": {"city": "<string>"}}
     }
     assert json.loads(call_example(tb["clock"]))["action"]["args"] == {"zone": "<string>"}
+
+
+# -- control characters in arguments -------------------------------------------------------------
+def test_a_control_character_in_an_argument_is_refused_not_passed_on() -> None:
+    seen: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search."""
+        seen.append(query)
+        return "found"
+
+    result = invoke(tb, ToolCall("search", {"query": "Ume\u0000e5"}))
+    assert (result.ok, result.error) == (False, "invalid_args")
+    assert "query: contains the control character U+0000 at character 3" in result.observation
+    assert seen == []
+    assert invoke(tb, ToolCall("search", {"query": "line one\nline two\tand a tab\r"})).ok
+
+
+def test_control_characters_are_found_at_any_depth() -> None:
+    problems = control_character_problems(
+        {"ok": "fine", "rows": [{"cell": "\x08bold"}], "k\x01ey": 1, "del": "x\x7f"}
+    )
+    assert [p.split(":")[0] for p in problems] == ["del", "k\x01ey (the name)", "rows.0.cell"]
