@@ -515,10 +515,10 @@ def builtin_toolbox(root: str | os.PathLike[str] | None = None) -> Toolbox:
     toolbox = Toolbox()
     toolbox.add(calculate, name="calculate", timeout=10.0)
     toolbox.add(current_datetime, name="current_datetime", timeout=10.0)
-    toolbox.add(list_directory, name="list_directory")
-    toolbox.add(read_file, name="read_file")
-    toolbox.add(file_info, name="file_info")
-    toolbox.add(search_files, name="search_files")
+    toolbox.add(list_directory, name="list_directory", timeout=30.0)  # big or slow folders
+    toolbox.add(read_file, name="read_file", timeout=30.0)
+    toolbox.add(file_info, name="file_info", timeout=30.0)
+    toolbox.add(search_files, name="search_files", timeout=30.0)
     return toolbox
 
 

@@ -92,6 +92,8 @@ def invoke(
     """Run one tool call safely and describe the outcome for the model.
 
     Never raises for anything the model or the tool did (``KeyboardInterrupt`` still passes).
+    The tool runs in the calling thread unless it has a timeout or is ``async def`` (then in a
+    worker thread; see :func:`_run`).
     """
     ready = prepare(toolbox, call, approver)
     return ready if isinstance(ready, ToolResult) else _run(ready, max_chars)
@@ -106,7 +108,8 @@ def invoke_all(
     approver: Approver | None = None,
 ) -> list[ToolResult]:
     """Run independent calls concurrently, each in its own thread, at most ``max_workers`` at a
-    time; results in the order given, one failing call does not affect the others.
+    time; results in the order given, one failing call does not affect the others. A single
+    call runs like :func:`invoke`: in the caller's thread unless its tool has a timeout.
 
     Approvals are asked one call at a time, in order, before any call runs.
     """
@@ -114,9 +117,12 @@ def invoke_all(
     ready = [p for p in prepared if isinstance(p, _Ready)]
     width = max(1, max_workers)
     done: list[ToolResult] = []
-    for start in range(0, len(ready), width):  # each call runs in its own (daemon) thread
-        running = [_start(r) for r in ready[start : start + width]]
-        done.extend(_finish(r, max_chars) for r in running)
+    if len(ready) == 1:
+        done.append(_run(ready[0], max_chars))
+    else:
+        for start in range(0, len(ready), width):  # each call in its own (daemon) thread
+            running = [_start(r) for r in ready[start : start + width]]
+            done.extend(_finish(r, max_chars) for r in running)
     results = iter(done)
     return [p if isinstance(p, ToolResult) else next(results) for p in prepared]
 
@@ -130,8 +136,9 @@ async def ainvoke_all(
     approver: Approver | None = None,
 ) -> list[ToolResult]:
     """:func:`invoke_all` for asyncio: ``async def`` tools are awaited on the running loop
-    (with ``asyncio.wait_for`` for the timeout), plain tools run in worker threads; at most
-    ``max_workers`` at once; results in the order given."""
+    (with ``asyncio.wait_for`` for the timeout), plain tools run in worker threads (so that
+    they do not block the event loop); at most ``max_workers`` at once; results in the order
+    given."""
     prepared = [prepare(toolbox, c, approver) for c in calls]
     limit = asyncio.Semaphore(max(1, max_workers))
 
@@ -234,7 +241,44 @@ def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -
 
 
 def _run(ready: _Ready, max_chars: int) -> ToolResult:
-    return _finish(_start(ready), max_chars)
+    """Run one call where its author expects it: in the calling thread, so that thread-bound
+    resources (a ``sqlite3`` connection, thread-locals, GUI objects, signal handlers) work;
+    in a worker thread only when the tool has a timeout (a hung worker can be abandoned, the
+    calling thread cannot) or is ``async def`` (it needs an event loop of its own)."""
+    tool = ready.tool
+    if tool.timeout is not None or inspect.iscoroutinefunction(tool.func):
+        return _finish(_start(ready), max_chars)
+    started = time.perf_counter()
+    try:
+        value = _settled(tool.func(**ready.args))
+    except (Exception, SystemExit) as exc:  # the tool's failure is the model's observation
+        return _result(ready, "raised", exc, time.perf_counter() - started, max_chars)
+    return _result(ready, "ok", value, time.perf_counter() - started, max_chars)
+
+
+def _settled(value: Any) -> Any:
+    """``value``, or what it resolves to if it is awaitable (a plain function that returned a
+    coroutine), run on a fresh event loop: here, or in a worker thread if one runs here."""
+    if not inspect.isawaitable(value):
+        return value
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(value))
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(_await(value))
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="tool:await", daemon=True)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 @dataclass

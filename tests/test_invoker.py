@@ -634,7 +634,7 @@ def test_ainvoke_all_bounds_concurrency() -> None:
     assert running["max"] == 3
 
 
-# -- helpers the agent uses for unusable replies -----------------------------------------------
+# -- helpers the agent uses for unusable replies -------------------------------------------------
 def test_argument_for_bare_value() -> None:
     tb = Toolbox()
 
@@ -680,7 +680,7 @@ def test_call_example_uses_the_real_argument_names() -> None:
     assert json.loads(call_example(tb["clock"]))["action"]["args"] == {"zone": "<string>"}
 
 
-# -- control characters in arguments -------------------------------------------------------------
+# -- control characters in arguments -----------------------------------------------------------
 def test_a_control_character_in_an_argument_is_refused_not_passed_on() -> None:
     seen: list[str] = []
     tb = Toolbox()
@@ -703,3 +703,89 @@ def test_control_characters_are_found_at_any_depth() -> None:
         {"ok": "fine", "rows": [{"cell": "\x08bold"}], "k\x01ey": 1, "del": "x\x7f"}
     )
     assert [p.split(":")[0] for p in problems] == ["del", "k\x01ey (the name)", "rows.0.cell"]
+
+
+# -- where a tool runs -------------------------------------------------------------------------
+def test_a_sqlite_connection_made_before_the_run_works_in_a_tool() -> None:
+    """The classic text-to-SQL agent: the connection is opened at start-up, in this thread, and
+    sqlite3 refuses to be used from any other thread."""
+    import sqlite3
+
+    from react_agent import Agent
+    from react_agent.models import ScriptedModel
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("create table city (name text, people integer)")
+    conn.executemany("insert into city values (?, ?)", [("Oslo", 709_000), ("Bergen", 291_000)])
+    tb = Toolbox()
+
+    @tb.tool
+    def run_sql(query: str) -> list[list[Any]]:
+        """Run a read-only SQL query on the city table (name, people)."""
+        return [list(row) for row in conn.execute(query)]
+
+    call = json.dumps({"thought": "Ask the table.", "action": {
+        "name": "run_sql", "args": {"query": "select name from city order by people desc"}}})
+    done = json.dumps({"thought": "Done.", "action": {"final_answer": "Oslo"}})
+    result = Agent(ScriptedModel([call, done]), tb).run("Which city is bigger?")
+    assert result.steps[0].results[0].ok, result.steps[0].observations
+    assert result.steps[0].observations == ['[["Oslo"], ["Bergen"]]']
+
+
+def test_a_tool_runs_in_the_callers_thread_unless_it_has_a_timeout() -> None:
+    tb = Toolbox()
+    local = threading.local()
+    local.user = "ana"
+
+    @tb.tool
+    def here() -> list[Any]:
+        """Where it runs."""
+        return [threading.get_ident(), getattr(local, "user", None)]
+
+    @tb.tool(timeout=5)
+    def limited() -> int:
+        """Where a tool with a timeout runs."""
+        return threading.get_ident()
+
+    me = threading.get_ident()
+    assert json.loads(invoke(tb, ToolCall("here", {})).observation) == [me, "ana"]
+    assert json.loads(invoke_all(tb, [ToolCall("here", {})])[0].observation) == [me, "ana"]
+    assert int(invoke(tb, ToolCall("limited", {})).observation) != me
+
+
+def test_a_tool_with_a_timeout_still_times_out_and_parallel_calls_still_overlap() -> None:
+    tb = Toolbox()
+    both_running = threading.Barrier(2, timeout=5)
+
+    @tb.tool
+    def meet(who: str) -> str:
+        """Returns only once another call is running at the same time."""
+        both_running.wait()
+        return who
+
+    @tb.tool(timeout=0.2)
+    def stuck() -> str:
+        """Never returns in time."""
+        threading.Event().wait(2)
+        return "late"
+
+    results = invoke_all(tb, [ToolCall("meet", {"who": "a"}), ToolCall("meet", {"who": "b"})])
+    assert [r.observation for r in results] == ["a", "b"]  # each waited for the other
+    assert invoke(tb, ToolCall("stuck", {})).error == "timeout"
+
+
+def test_errors_and_exit_in_the_callers_thread_are_observations() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def boom() -> str:
+        """Fails."""
+        raise ValueError("no data")
+
+    @tb.tool
+    def leave() -> str:
+        """Exits."""
+        raise SystemExit(3)
+
+    assert invoke(tb, ToolCall("boom", {})).observation == "Error: ValueError: no data"
+    assert invoke(tb, ToolCall("leave", {})).error == "tool_error"
