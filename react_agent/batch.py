@@ -114,7 +114,7 @@ def run_batch(
     todo = [t for t in tasks if t.id not in done]
     report.skipped = len(tasks) - len(todo)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    with Path(out).open("a", encoding="utf-8") as sink:
+    with Path(out).open("a", encoding="utf-8", errors="backslashreplace") as sink:
         for number, task in enumerate(todo, 1):
             if progress:
                 progress(number - 1, len(todo), task, None)

@@ -238,7 +238,7 @@ def run_eval(
     done = {r["id"] for r in records}
     todo = [i for i in items if i.id not in done]
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    with Path(out).open("a", encoding="utf-8") as sink:
+    with Path(out).open("a", encoding="utf-8", errors="backslashreplace") as sink:
         for number, item in enumerate(todo, 1):
             if progress:
                 progress(number - 1, len(todo), item, None)

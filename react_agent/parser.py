@@ -396,7 +396,7 @@ def _react_text(
         end = span[1] + (1 if action.group(2) and text[span[1]:span[1] + 1] == ")" else 0)
         reading = _Reading([*repairs, "read ReAct text", *fixes])
         try:
-            call = ToolCall(action.group(1), _checked_args(value, action.group(1), reading))
+            call = ToolCall(action.group(1), _checked_args(value, action.group(1)))
         except _Shape as shape:
             return _Candidate(action.start(), end, None, shape)
         reply = Reply(None, [call], None, "fallback", tuple(reading.fixes))
@@ -503,7 +503,8 @@ _PLACEHOLDER_NAMES = frozenset({
 })
 _GENERIC_VALUES = frozenset({
     "value", "argument", "arg", "args", "string", "str", "number", "int", "integer", "float",
-    "bool", "boolean", "text", "input", "object", "array", "list",
+    "bool", "boolean", "text", "input", "object", "array", "list", "answer", "final_answer",
+    "response", "result",
 })
 
 
@@ -513,7 +514,7 @@ def _never_an_action(reply: Reply) -> tuple[str, str] | None:
     if reply.final_answer is not None:
         if len(reply.final_answer) > 1000:  # no placeholder and no example is that long
             return None
-        if _PLACEHOLDER.fullmatch(reply.final_answer.strip()):
+        if _is_placeholder(reply.final_answer, "answer"):
             return "placeholder", "its final answer is a placeholder of the reply format"
         if reply.final_answer in _prompt_examples()[1]:
             return "placeholder", "its final answer is copied from the examples of the instructions"
@@ -532,15 +533,19 @@ def _never_an_action(reply: Reply) -> tuple[str, str] | None:
 def _is_placeholder_arg(key: str, value: Any) -> bool:
     if _PLACEHOLDER.fullmatch(key.strip()):
         return True
-    if not isinstance(value, str):
-        return False
-    text = value.strip()
+    return isinstance(value, str) and _is_placeholder(value, key)
+
+
+def _is_placeholder(text: str, name: str) -> bool:
+    """``...``, or ``<...>`` around words a template uses (``<the answer for the user>``,
+    ``<value>``, ``<city>`` for the argument ``city``); ``<br>`` or ``<0>`` are content."""
+    text = text.strip()
     if text in ("...", "…"):
         return True
     if not (text.startswith("<") and text.endswith(">") and _PLACEHOLDER.fullmatch(text)):
         return False
     inner = text[1:-1].strip().lower()
-    return " " in inner or inner in _GENERIC_VALUES or inner == key.strip().lower()
+    return " " in inner or inner in _GENERIC_VALUES or inner == name.strip().lower()
 
 
 def _example_key(reply: Reply) -> str:
@@ -602,7 +607,34 @@ def _finish(reply: Reply, body: str, start: int, end: int) -> Reply:
         m = _THOUGHT_LINE.search(body, 0, start)
         if m is not None:
             thought, source_start = m.group(1).strip(), m.start()
-    return dataclasses.replace(reply, thought=thought, source=body[source_start:end])
+    reply = dataclasses.replace(reply, thought=thought, source=body[source_start:end])
+    if body.find("\\u", start, end) != -1 or body.find("\\U", start, end) != -1:
+        reply = _without_lone_surrogates(reply)
+    return reply
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(reply: Reply) -> Reply:
+    """An escape of half a UTF-16 pair (``"\\ud800"``) decodes to a character no text can hold
+    (encoding it, to send it on or to write a trace, fails); it becomes U+FFFD, recorded."""
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return _LONE_SURROGATE.sub("\ufffd", value)
+        if isinstance(value, dict):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    fixed = dataclasses.replace(
+        reply, thought=clean(reply.thought), final_answer=clean(reply.final_answer),
+        tool_calls=[ToolCall(clean(c.name), clean(c.args)) for c in reply.tool_calls],
+    )
+    if fixed == reply:
+        return reply
+    return dataclasses.replace(fixed, repairs=(*reply.repairs, "half surrogate pairs -> U+FFFD"))
 
 
 # -- the scan ----------------------------------------------------------------------------------
@@ -760,7 +792,14 @@ def _could_be_envelope(text: str, start: int, end: int) -> bool:
 _FAIL: Any = object()
 
 
+# A string that starts with a drive letter and one backslash: JSON would read "C:\new" as C: and
+# a line break, so such text is read by the repair, which keeps a raw path's backslashes.
+_RAW_PATH_AHEAD = re.compile(r"""["'][A-Z]:\\(?!\\)""")
+
+
 def _loads(text: str) -> Any:
+    if _RAW_PATH_AHEAD.search(text):
+        return _FAIL
     try:
         return json.loads(text, strict=False)
     except (ValueError, RecursionError):
@@ -769,8 +808,10 @@ def _loads(text: str) -> Any:
 
 def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
     """Load ``raw`` as JSON, else repair its dialect and load it -> (value, repairs, error)."""
+    error = "a Windows path with raw backslashes"
     try:
-        return json.loads(raw, strict=False), (), ""
+        if not _RAW_PATH_AHEAD.search(raw):
+            return json.loads(raw, strict=False), (), ""
     except RecursionError:
         return _FAIL, (), "it is nested too deeply"
     except ValueError as exc:
@@ -1034,15 +1075,15 @@ def _undouble_braces(raw: str, repairs: dict[str, None]) -> str:
 _PY_ESCAPES = {"a": "\\u0007", "v": "\\u000b"}
 _PY_ESCAPE = re.compile(r"x[0-9a-fA-F]{2}|[0-7]{1,3}|U[0-9a-fA-F]{8}|[av]")
 _WORD = re.compile(r"\S+")
-_PATH_START = re.compile(r"[A-Z]:\\(?!\\)")  # C:\... (a drive letter, one backslash)
+_PATH = re.compile(r'[A-Z]:\\(?!\\)[^<>:"|?*\n]*')  # C:\... and nothing a path cannot hold
 
 
 def _raw_words(content: str, python: bool) -> list[tuple[int, int]]:
-    """The spans of a string whose backslashes were written raw: all of it when it starts with
-    a drive letter and one backslash (``C:\\Program Files\\new``), else each word (run without
+    """The spans of a string whose backslashes were written raw: all of it when it is a Windows
+    path (a drive letter, one backslash, ``C:\\Program Files\\new``), else each word (run without
     whitespace) with an escape JSON does not know (``\\d``, ``\\p``). In those, ``\\n`` ``\\r``
     ``\\t`` are a backslash and a letter too: ``D:\\reports\\new`` is a path, not a line break."""
-    if _PATH_START.match(content):
+    if _PATH.fullmatch(content):
         return [(0, len(content))]
     return [
         m.span() for m in _WORD.finditer(content)
@@ -1162,12 +1203,6 @@ ValueNamer = Callable[[str, Any], "str | None"]
 
 _MAX_ARGS_DEPTH = 64  # deeper args are refused: nothing real nests so deep, and they break
 # every recursive consumer (JSON encoders, schema validators) further down the loop
-_PATH_CONTROLS = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_WINDOWS_PATH = re.compile(  # C: + a control character, then only what a path may hold
-    r'[A-Z]:[\b\f\n\r\t][^<>:"|?*\x00-\x07\x0b\x0e-\x1f]{0,256}'
-)
-
-
 @dataclass
 class _Reading:
     """What reading one JSON value collects: the repairs made, and the agent's namer."""
@@ -1370,7 +1405,7 @@ def _read_action(action: dict[str, Any], reading: _Reading) -> tuple[ToolCall | 
         if _TOOL_NAME.fullmatch(name):
             if isinstance(args, dict):
                 reading.fixes.append("read {tool: args} action")
-                return ToolCall(name, _checked_args(args, name, reading)), None
+                return ToolCall(name, _checked_args(args, name)), None
             problem = (
                 f"Its action {_show(action)} names {name!r} but gives no args object; write "
                 f'{{"name": "{name}", "args": {{"<argument>": ...}}}}.'
@@ -1452,7 +1487,7 @@ def _read_args(args: Any, name: str, reading: _Reading) -> dict[str, Any]:
             f"not {_json_type_name(args)}."
         )
         return _bare_value(name, args, problem, reading)
-    return _checked_args(args, name, reading)
+    return _checked_args(args, name)
 
 
 def _bare_value(name: str, value: Any, problem: str, reading: _Reading) -> dict[str, Any]:
@@ -1465,9 +1500,8 @@ def _bare_value(name: str, value: Any, problem: str, reading: _Reading) -> dict[
     return {arg: value}
 
 
-def _checked_args(args: dict[str, Any], name: str, reading: _Reading) -> dict[str, Any]:
-    """``args`` unless nested too deeply; Windows paths whose backslashes JSON decoded into
-    control characters (``"C:\\new"`` -> ``C:`` + newline) get their backslashes back."""
+def _checked_args(args: dict[str, Any], name: str) -> dict[str, Any]:
+    """``args`` unless nested too deeply."""
     if _deeper_than(args, _MAX_ARGS_DEPTH):
         raise _Shape(
             "too_deep",
@@ -1475,10 +1509,7 @@ def _checked_args(args: dict[str, Any], name: str, reading: _Reading) -> dict[st
             "flatter.",
             name,
         )
-    fixed = _with_path_backslashes(args)
-    if fixed != args:
-        reading.fixes.append("kept the backslashes of a Windows path")
-    return fixed
+    return args
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
@@ -1492,20 +1523,6 @@ def _deeper_than(value: Any, limit: int) -> bool:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
     return False
-
-
-def _with_path_backslashes(value: Any) -> Any:
-    """A string that is a Windows path whose raw backslashes JSON read as escapes (``C:`` then
-    a control character, and nothing a path cannot hold); nothing else is touched."""
-    if isinstance(value, str):
-        if _WINDOWS_PATH.fullmatch(value):
-            return "".join(_PATH_CONTROLS.get(c, c) for c in value)
-        return value
-    if isinstance(value, dict):
-        return {k: _with_path_backslashes(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_with_path_backslashes(v) for v in value]
-    return value
 
 
 def _json_type_name(value: Any) -> str:

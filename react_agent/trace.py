@@ -68,7 +68,9 @@ class TraceWriter:
         self.path, self.model = Path(path), model
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file: IO[str] = self.path.open("w", encoding="utf-8")
+            self._file: IO[str] = self.path.open(
+                "w", encoding="utf-8", errors="backslashreplace"  # see persist.write_atomically
+            )
         except OSError as exc:
             raise ConfigError(f"Cannot write the trace {self.path}: {exc.strerror or exc}") from exc
         self._sent: tuple[int, int] = (0, 0)

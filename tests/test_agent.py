@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import fuzz_replies
 
 from react_agent import (
     STATUSES,
@@ -1161,3 +1164,39 @@ def test_a_nul_byte_in_the_reply_never_reaches_the_tool() -> None:
     assert seen == []
     assert result.steps[0].results[0].error == "invalid_args"
     assert "U+0000" in result.steps[0].observations[0]
+
+
+# -- any reply at all ----------------------------------------------------------------------------
+def _fuzz_toolbox() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_time(zone: str = "UTC") -> str:
+        """The time in a zone."""
+        return f"12:00 {zone}"
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search."""
+        return f"results for {query}"
+
+    @tb.tool(timeout=1)
+    def x(value: Any) -> str:
+        """Anything."""
+        return json.dumps(value)
+
+    return tb
+
+
+@settings(max_examples=150, deadline=None)
+@given(replies=st.lists(fuzz_replies(), min_size=1, max_size=4), run_async=st.booleans())
+def test_any_reply_ends_the_run_with_a_status_and_the_trajectory(
+    replies: list[str], run_async: bool
+) -> None:
+    """Whatever the model sends, run/arun return a RunResult (never an exception), with every
+    reply kept and a result that serialises."""
+    agent = Agent(ScriptedModel(replies), _fuzz_toolbox(), max_steps=3, max_parse_retries=1)
+    result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
+    assert result.status in STATUSES and result.status != "internal_error", result.error
+    assert [s.raw_output for s in result.steps] == replies[: len(result.steps)]
+    assert RunResult.from_dict(json.loads(result.to_json())).status == result.status

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import actions, calls, fuzz_replies, json_values
 
 from react_agent import OutputParseError, Reply, ToolCall, parse_reply
 
@@ -163,15 +164,24 @@ def test_repairs_are_recorded() -> None:
 _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30
 )
+
+
+def _looks_like_placeholder(text: str) -> bool:
+    """What the parser refuses as a template placeholder ("...", "<the answer>")."""
+    text = text.strip()
+    return text in ("...", "…") or (text.startswith("<") and text.endswith(">"))
+
+
+_plain_text = _text.filter(lambda t: not _looks_like_placeholder(t))
 _value = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | _text,
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | _plain_text,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
     max_leaves=6,
 )
 _name = st.from_regex(r"[a-z_][a-z0-9_]{0,15}", fullmatch=True)
 _call = st.fixed_dictionaries({"name": _name, "args": st.dictionaries(_name, _value, max_size=3)})
 _action = _call | st.lists(_call, min_size=1, max_size=3) | st.fixed_dictionaries(
-    {"final_answer": _text.filter(str.strip)}
+    {"final_answer": _plain_text.filter(str.strip)}
 )
 _wrappers = [
     lambda s: s,
@@ -332,3 +342,130 @@ def test_tool_name_as_the_action_key() -> None:
     assert "read {tool: args} action" in reply.repairs
     with pytest.raises(OutputParseError, match="names 'calculate' but gives no args object"):
         parse_reply('{"thought": "t", "action": {"calculate": "1 + 1"}}')
+
+
+# -- structure-aware fuzzing: random JSON values built from agent keys, written any way --------
+def _check_reply(reply: Reply) -> None:
+    assert bool(reply.tool_calls) != (reply.final_answer is not None)
+    assert reply.final_answer is None or isinstance(reply.final_answer, str)
+    for call in reply.tool_calls:
+        assert isinstance(call.name, str) and call.name.strip() and isinstance(call.args, dict)
+    assert reply.stage in ("direct", "fenced", "fallback", "repaired")
+    assert reply.source
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=fuzz_replies(), name=st.booleans())
+def test_any_json_reply_gives_a_reply_or_an_output_parse_error(text: str, name: bool) -> None:
+    """Odd shapes ([{"action": 5}], {"tool_calls": [{}]}, ...) used to raise TypeError,
+    AttributeError, StopIteration; nothing but OutputParseError may leave parse_reply."""
+    namer = (lambda tool, value: "value") if name else None
+    try:
+        reply = parse_reply(text, name_value=namer)
+    except OutputParseError as exc:
+        assert exc.kind and exc.problem and exc.problem in str(exc)
+        return
+    _check_reply(reply)
+
+
+def _envelope(action: Any, thought: str = "The real step.") -> str:
+    return json.dumps({"thought": thought, "action": action}, ensure_ascii=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(quoted=calls, real=actions, where=st.sampled_from(["thought", "sentence"]),
+       fenced=st.booleans())
+def test_a_call_quoted_in_prose_never_wins(
+    quoted: Any, real: Any, where: str, fenced: bool
+) -> None:
+    q = json.dumps(quoted, ensure_ascii=False)
+    line = (f"Thought: a call would look like {q} but not yet." if where == "thought"
+            else f"I could call {q} directly, but first this.")
+    envelope = _envelope(real)
+    reply = parse_reply(line + "\n" + (f"```json\n{envelope}\n```" if fenced else envelope))
+    assert got(reply) == intended({"action": real})
+    with pytest.raises(OutputParseError):  # and alone it is not an action either
+        parse_reply(line)
+
+
+PLACEHOLDERS = [
+    ("name", "<tool name>"), ("name", "tool_name"), ("name", "..."), ("arg", "<value>"),
+    ("arg", "..."), ("final", "<the answer for the user>"), ("final", "..."), ("final", "<answer>"),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(call=calls, placeholder=st.sampled_from(PLACEHOLDERS), real=actions,
+       layout=st.sampled_from(["alone", "then real", "text fence then json fence"]))
+def test_a_placeholder_skeleton_is_never_an_action(
+    call: Any, placeholder: tuple[str, str], real: Any, layout: str
+) -> None:
+    where, text = placeholder
+    if where == "name":
+        skeleton: Any = {**call, "name": text}
+    elif where == "arg":
+        skeleton = {**call, "args": {**call["args"], "city": text}}
+    else:
+        skeleton = {"final_answer": text}
+    echo = _envelope(skeleton, "<one short sentence>")
+    if layout == "alone":
+        with pytest.raises(OutputParseError):
+            parse_reply(echo)
+        return
+    if layout == "then real":
+        reply = parse_reply(f"The format is:\n{echo}\nMy reply:\n{_envelope(real)}")
+    else:
+        reply = parse_reply(f"```text\n{echo}\n```\n```json\n{_envelope(real)}\n```")
+    assert got(reply) == intended({"action": real})
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=actions, b=actions, words=st.sampled_from([
+    "Hmm, let me reconsider.", "For your question:", "Actually:", "Or maybe this one:"]))
+def test_two_different_actions_are_never_resolved_silently(a: Any, b: Any, words: str) -> None:
+    assume(intended({"action": a}) != intended({"action": b}))
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(f"{_envelope(a)}\n{words}\n{_envelope(b)}")
+    assert info.value.kind == "ambiguous"
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=actions, b=actions, observation=st.sampled_from([
+    "Observation: 42", "Observation 1: done", "Tool result: ok", "<tool_response>x</tool_response>",
+]))
+def test_after_an_invented_observation_the_first_action_is_the_step(
+    a: Any, b: Any, observation: str
+) -> None:
+    reply = parse_reply(f"{_envelope(a)}\n{observation}\n{_envelope(b)}")
+    assert got(reply) == intended({"action": a})
+    assert reply.source == _envelope(a)
+
+
+_segment = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_ .$-]{0,8}", fullmatch=True).map(str.rstrip)
+
+
+@settings(max_examples=300, deadline=None)
+@given(drive=st.sampled_from("CDEZ"), segments=st.lists(_segment, min_size=1, max_size=5),
+       quote=st.sampled_from(['"', "'"]), fenced=st.booleans())
+def test_a_windows_path_written_raw_is_read_exactly_as_typed(
+    drive: str, segments: list[str], quote: str, fenced: bool
+) -> None:
+    """\\n, \\t, \\r, \\b, \\f, \\u... inside a raw path are backslashes, never control
+    characters or other letters."""
+    path = drive + ":\\" + "\\".join(segments)
+    text = f'{{"thought": "Read it.", "action": {{"name": "read_file", "args": {{"path": ' \
+        f'{quote}{path}{quote}}}}}}}'
+    if fenced:
+        text = f"```json\n{text}\n```"
+    reply = parse_reply(text)
+    assert reply.tool_calls == [ToolCall("read_file", {"path": path})]
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=json_values)
+def test_valid_json_that_is_not_an_action_is_told_so(value: Any) -> None:
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        parse_reply(text)
+    except OutputParseError as exc:
+        assert exc.kind != "no_json" or not any(c in text for c in "{[")
