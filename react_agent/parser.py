@@ -26,7 +26,7 @@ import functools
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +151,7 @@ def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -
     found = _collect(body, repairs, namer)
     found.pending = pending or found.pending
     found.unknown = 0 if value is not _FAIL and pending is None else found.unknown
-    chosen = _choose(body, found, repairs)
+    chosen = _choose(body, found, repairs, namer)
     scan = found.scan
     if chosen is None and scan.in_string_at is None and scan.last_unclosed is not None:
         chosen = _close_truncated(body, scan.last_unclosed, repairs, namer)  # the final "}"
@@ -225,7 +225,9 @@ def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _
     return found
 
 
-def _choose(body: str, found: _Found, repairs: tuple[str, ...]) -> Reply | None:
+def _choose(
+    body: str, found: _Found, repairs: tuple[str, ...], namer: ValueNamer | None
+) -> Reply | None:
     """The action among the candidates: the first of the best placed ones, unless another
     one after it disagrees without an invented observation between them (then an error)."""
     usable = [c for c in found.candidates if c.rank]
@@ -233,7 +235,7 @@ def _choose(body: str, found: _Found, repairs: tuple[str, ...]) -> Reply | None:
     # ReAct text before the first JSON action shows as its Action Input (JSON that is not an
     # action) before it; "Final Answer:" only counts when nothing else is there.
     if not usable or (found.unknown is not None and found.unknown < before):
-        react = _react_text(body, found.scan.spans, repairs)
+        react = _react_text(body, found.scan.spans, repairs, namer)
         if react is not None and react.rank and react.start < before:
             usable = [react, *(c for c in usable if c.start >= react.end)]
     if not usable:
@@ -373,7 +375,7 @@ def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 def _react_text(
-    text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...]
+    text: str, spans: list[tuple[int, int]], repairs: tuple[str, ...], namer: ValueNamer | None
 ) -> _Candidate | None:
     """ReAct text: ``Action: tool`` + ``Action Input: {...}``, ``Action: tool({...})``, or
     ``Final Answer: ...``. The first marker wins; what follows it was written without an
@@ -387,16 +389,19 @@ def _react_text(
             if marker is None or text[after:marker.start()].strip():
                 return None
             after = marker.end()
+        name = action.group(1)
         span = next(((s, e) for s, e in spans if s >= after), None)
         if span is None or text[after:span[0]].strip():
-            return None
+            if action.group(2):
+                return None
+            return _react_plain_input(text, name, action.start(), after, repairs, namer)
         value, fixes, _ = _load_or_repair(text[span[0]:span[1]])
         if not isinstance(value, dict):
             return None
         end = span[1] + (1 if action.group(2) and text[span[1]:span[1] + 1] == ")" else 0)
         reading = _Reading([*repairs, "read ReAct text", *fixes])
         try:
-            call = ToolCall(action.group(1), _checked_args(value, action.group(1)))
+            call = ToolCall(name, _checked_args(value, name))
         except _Shape as shape:
             return _Candidate(action.start(), end, None, shape)
         reply = Reply(None, [call], None, "fallback", tuple(reading.fixes))
@@ -408,6 +413,33 @@ def _react_text(
         reply = Reply(None, [], answer, "fallback", (*repairs, "read ReAct text"))
         return _candidate(reply, final.start(), len(text))
     return None
+
+
+def _react_plain_input(
+    text: str, name: str, start: int, after: int, repairs: tuple[str, ...],
+    namer: ValueNamer | None,
+) -> _Candidate | None:
+    """``Action Input: tide times``: a value without an argument name (the rest of the line,
+    decoded if it is a JSON scalar or list), named by the agent's namer or a ``bad_args``."""
+    line_end = text.find("\n", after)
+    line_end = len(text) if line_end == -1 else line_end
+    written = text[after:line_end].strip()
+    if not written:
+        return None
+    value = _loads(written)
+    if value is _FAIL or isinstance(value, dict):
+        value = written
+    reading = _Reading([*repairs, "read ReAct text"], namer)
+    problem = (
+        f"Its Action Input for {name} was {_show(value)}, not a JSON object; write the "
+        'arguments by name: Action Input: {"<argument>": <value>}.'
+    )
+    try:
+        args = _bare_value(name, value, problem, reading)
+    except _Shape as shape:
+        return _Candidate(start, line_end, None, shape)
+    return _candidate(Reply(None, [ToolCall(name, args)], None, "fallback", tuple(reading.fixes)),
+                      start, line_end)
 
 
 def _candidate(reply: Reply, start: int, end: int) -> _Candidate:
@@ -792,9 +824,10 @@ def _could_be_envelope(text: str, start: int, end: int) -> bool:
 _FAIL: Any = object()
 
 
-# A string that starts with a drive letter and one backslash: JSON would read "C:\new" as C: and
-# a line break, so such text is read by the repair, which keeps a raw path's backslashes.
-_RAW_PATH_AHEAD = re.compile(r"""["'][A-Z]:\\(?!\\)""")
+# A string that starts with a drive letter and an escape of a control character: JSON would read
+# "C:\new" as C: and a line break, so such text is read by the repair, which keeps a raw path's
+# backslashes (see _raw_words).
+_RAW_PATH_AHEAD = re.compile(r"""["'][A-Z]:\\(?:[bfnrt0-7av]|x[01]|u00[01])""")
 
 
 def _loads(text: str) -> Any:
@@ -827,7 +860,10 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
-_QUOTED_KEY_AHEAD = re.compile(r"""\s*["'“][^"'”\n]{1,64}["'”]\s*[:：]""")
+_QUOTED_KEY_AHEAD = re.compile(r"""\s*["'“][^"'”\n]{0,64}["'”]\s*[:：]""")
+_NEXT_LINE_VALUE = re.compile(  # a line break, then what can only start a JSON value
+    r"""[ \t\r]*\n\s*(?:["'“{\[(\d-]|(?:true|false|null|True|False|None)\b)"""
+)
 _JSON_ESCAPES = frozenset('"\\/bfnrtu')
 
 
@@ -976,9 +1012,10 @@ def _read_key(raw: str, i: int, out: list[str | tuple[str, str]], repairs: dict[
 
 def _value_string_end(raw: str, start: int, container: str) -> int:
     """The end of the string value at ``start``: the first quote after which the structure can
-    go on (``, } ] )``, a comment, the end; in an object also the next ``"key":`` when the comma
-    is missing). Other quotes are content. In a list, a quote followed by another string is
-    ambiguous (``["a" "b"]``: two items or one with inner quotes?).
+    go on (``, } ] )``, a comment, the end; in an object also the next ``"key":``, and at the end
+    of a line the next value, when the comma is missing). Other quotes are content, except a
+    quote followed by another quote: that is ambiguous (``["a" "b"]``: two items, or one with
+    inner quotes?).
 
     Raises:
         ValueError: unclosed, or ambiguous.
@@ -997,7 +1034,9 @@ def _value_string_end(raw: str, start: int, container: str) -> int:
             return close + 1
         if container == "{" and _QUOTED_KEY_AHEAD.match(raw, close + 1):
             return close + 1
-        if container in ("[", "(") and follow in "\"'“”":
+        if _NEXT_LINE_VALUE.match(raw, close + 1):  # a missing comma at the end of a line
+            return close + 1
+        if follow in "\"'“”":
             raise ValueError("ambiguous quotes: one string or two?")
         pos = close + 1
 
@@ -1080,10 +1119,15 @@ _PATH = re.compile(r'[A-Z]:\\(?!\\)[^<>:"|?*\n]*')  # C:\... and nothing a path 
 
 def _raw_words(content: str, python: bool) -> list[tuple[int, int]]:
     """The spans of a string whose backslashes were written raw: all of it when it is a Windows
-    path (a drive letter, one backslash, ``C:\\Program Files\\new``), else each word (run without
-    whitespace) with an escape JSON does not know (``\\d``, ``\\p``). In those, ``\\n`` ``\\r``
-    ``\\t`` are a backslash and a letter too: ``D:\\reports\\new`` is a path, not a line break."""
-    if _PATH.fullmatch(content):
+    path (a drive letter and one backslash, nothing a path cannot hold, ``C:\\Program
+    Files\\new``) whose escapes would give a control character or are unknown; else each
+    word (run without whitespace) with an escape JSON does not know (``\\d``, ``\\p``). In
+    those, ``\\n`` ``\\r`` ``\\t`` are a backslash and a letter too: ``D:\\reports\\new`` is a
+    path, not a line break."""
+    if _PATH.fullmatch(content) and any(
+        not known or _escapes_a_control(content, i, python)
+        for i, _, known in _escapes(content, python)
+    ):
         return [(0, len(content))]
     return [
         m.span() for m in _WORD.finditer(content)
@@ -1091,19 +1135,44 @@ def _raw_words(content: str, python: bool) -> list[tuple[int, int]]:
     ]
 
 
-def _has_unknown_escape(word: str, python: bool) -> bool:
-    i = word.find("\\")
-    while 0 <= i < len(word) - 1:
-        nxt = word[i + 1]
+def _escapes(text: str, python: bool) -> Iterator[tuple[int, str, bool]]:
+    """``(position, letter, known)`` for each backslash escape in ``text`` (JSON's, and
+    Python's in Python-style replies)."""
+    i = text.find("\\")
+    while 0 <= i < len(text) - 1:
+        letter = text[i + 1]
         known = (
-            nxt in "\\\"'/bfnrt"
-            or (nxt == "u" and _is_hex4(word, i + 2))
-            or (python and _PY_ESCAPE.match(word, i + 1) is not None)
+            letter in "\\\"'/bfnrt"
+            or (letter == "u" and _is_hex4(text, i + 2))
+            or (python and _PY_ESCAPE.match(text, i + 1) is not None)
         )
-        if not known:
-            return True
-        i = word.find("\\", i + 2)
-    return False
+        yield i, letter, known
+        i = text.find("\\", i + 2)
+
+
+def _escapes_a_control(text: str, i: int, python: bool) -> bool:
+    """True if the escape at ``text[i]`` decodes to a control character (``\\n``, ``\\u001f``,
+    and in Python style ``\\0``, ``\\x07``, ``\\a``...)."""
+    letter = text[i + 1]
+    if letter in "bfnrt":
+        return True
+    if letter == "u" and _is_hex4(text, i + 2):
+        return _is_control(int(text[i + 2:i + 6], 16))
+    py = _PY_ESCAPE.match(text, i + 1) if python else None
+    if py is None:
+        return False
+    code = py.group()
+    if code in ("a", "v"):
+        return True
+    return _is_control(int(code[1:], 16) if code[0] in "xU" else int(code, 8))
+
+
+def _is_control(codepoint: int) -> bool:
+    return codepoint < 0x20 or 0x7F <= codepoint < 0xA0
+
+
+def _has_unknown_escape(word: str, python: bool) -> bool:
+    return any(not known for _, _, known in _escapes(word, python))
 
 
 def _json_string(content: str, quote: str, repairs: dict[str, None], python: bool) -> str:
@@ -1257,6 +1326,9 @@ def _read_envelope(
         return [_read_call(item, reading) for item in value["tool_calls"]], None
     if "action" in value:
         action = value["action"]
+        if action in (None, "", {}, []) and any(k in value for k in FINAL_KEYS):
+            reading.fixes.append("read the final answer beside an empty action")
+            return _one_action({k: value[k] for k in FINAL_KEYS if k in value}, reading)
         if isinstance(action, str):  # LangChain: {"action": "tool" | "Final Answer", ...}
             action = _langchain_action(value, action, reading)
         action = _unwrap_action(action, reading)

@@ -1200,3 +1200,16 @@ def test_any_reply_ends_the_run_with_a_status_and_the_trajectory(
     assert result.status in STATUSES and result.status != "internal_error", result.error
     assert [s.raw_output for s in result.steps] == replies[: len(result.steps)]
     assert RunResult.from_dict(json.loads(result.to_json())).status == result.status
+
+
+def test_a_plain_react_action_input_goes_to_the_only_required_argument(
+    calculator: Toolbox,
+) -> None:
+    reply = "Thought: Double it.\nAction: calculate\nAction Input: (17 * 2)\nObservation: 99"
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.steps[0].tool_calls == [ToolCall("calculate", {"expression": "(17 * 2)"})]
+    assert result.steps[0].observations == ["34"]
+    assert model.calls[1][2] == assistant(
+        "Thought: Double it.\nAction: calculate\nAction Input: (17 * 2)"
+    )
