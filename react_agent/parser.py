@@ -3,19 +3,26 @@
 Stages, tried in order (the stage that succeeded is recorded on the Reply):
 
 1. ``direct``: the whole reply (after removing a BOM and ``<think>`` reasoning) is one JSON value.
-2. ``fenced``: the first envelope found is the content of a Markdown fence (```json, ```, ~~~).
-3. ``fallback``: the first envelope found in prose, or ReAct text (``Action:`` / ``Action Input:``,
+2. ``fenced``: the action is the content of a Markdown fence (```json, ```, ~~~).
+3. ``fallback``: the action was found in prose, or ReAct text (``Action:`` / ``Action Input:``,
    ``Final Answer:``).
-4. ``repaired``: the envelope needed a dialect repair (Python-dict quotes and literals, trailing
-   commas, comments, bare keys, fullwidth punctuation, invalid escapes, unescaped inner quotes,
-   curly-quote delimiters) or only its final ``}`` was missing.
+4. ``repaired``: the action needed a dialect repair (see :func:`_repair`: Python-dict quotes and
+   literals, trailing commas, comments, bare keys, missing commas or colons, doubled braces,
+   fullwidth punctuation, raw backslashes, unescaped inner quotes, tuples, ...) or only its
+   final ``}`` was missing.
 
 Candidates are found by one linear scan that matches brackets with a stack, reading strings only
 where JSON can hold one, so prose apostrophes, braces inside strings and thousands of unmatched
-braces cost no more than their length. The first complete envelope wins; text after it (invented
-observations, further steps) is ignored. Anything that cannot be honestly recovered raises
-:class:`OutputParseError` with a message written for the model. The policies are those of the
-shared parser catalogue (``tests/data/parser_cases.jsonl``); the README lists them.
+braces cost no more than their length. Each candidate is placed: fenced or on its own line (a
+whole envelope also beside a sentence) outranks a bare call beside prose, and an object quoted
+inside a sentence or a ``Thought:`` line, a placeholder skeleton (``<tool name>``, ``...``) or a
+copy of the system prompt's worked examples is never an action. The first of the best placed
+candidates is the action; text after an invented ``Observation:`` (or a call's next step written
+at once after it) is ignored, but a second, different action with words between them is an error
+that names both. Anything that cannot be honestly recovered raises :class:`OutputParseError`
+with a message written for the model; any text gives a Reply or that error. The policies are
+those of the shared parser catalogue (``tests/data/parser_cases.jsonl``, our own cases in
+``tests/data/parser_cases_local.jsonl``); the README lists them.
 """
 
 from __future__ import annotations
