@@ -9,8 +9,9 @@ in prose, after ``Action:`` markers or between ``<tool_call>`` tags, sometimes w
 ``Observation:`` between them, and cut at a random point a quarter of the time. Printed: crashes
 (anything but ``OutputParseError``, or a Reply that breaks its contract; must be 0), parses per
 second, how the replies ended (an action, or the error kind), then ``--runs`` of them through
-``Agent.run`` (statuses; ``internal_error`` must not appear), and the parse time of 100 KB and
-1 MB replies built the same way (the ratio is about 10 when the time grows linearly).
+``Agent.run`` (statuses; ``internal_error`` must not appear), and the parse time (best of three)
+of 100 KB and 1 MB replies built the same way (the ratio is about 10 when the time grows
+linearly).
 """
 
 from __future__ import annotations
@@ -164,10 +165,13 @@ def scaling(seed: int) -> None:
                 text.append(pieces[i % len(pieces)])
                 i += 1
             body = joiner.join(text)[:size]
-            started = time.perf_counter()
-            with contextlib.suppress(OutputParseError):
-                parse_reply(body)
-            times.append(time.perf_counter() - started)
+            best = float("inf")
+            for _ in range(3):  # the best of three: other processes share the machine
+                started = time.perf_counter()
+                with contextlib.suppress(OutputParseError):
+                    parse_reply(body)
+                best = min(best, time.perf_counter() - started)
+            times.append(best)
         label = "lines" if joiner == "\n" else "one line"
         print(f"fuzz replies joined ({label}): 100 KB {times[0] * 1000:.1f} ms, "
               f"1 MB {times[1] * 1000:.1f} ms, ratio {times[1] / times[0]:.1f}")

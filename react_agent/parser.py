@@ -1326,7 +1326,7 @@ def _read_envelope(
         reading.fixes.append(f"read the action inside {key!r}")
         if "action" in inner or "tool_calls" in inner:
             return _read_envelope(inner, reading) if _wrapped(inner) is None else None
-        return _one_action(_unwrap_action(inner, reading), reading)
+        return _read_action_value(inner, reading)
     if isinstance(value.get("tool_calls"), list) and "action" not in value:
         if not value["tool_calls"]:
             raise _Shape("no_action", "Its tool_calls list was empty.")
@@ -1338,16 +1338,7 @@ def _read_envelope(
             return _one_action({k: value[k] for k in FINAL_KEYS if k in value}, reading)
         if isinstance(action, str):  # LangChain: {"action": "tool" | "Final Answer", ...}
             action = _langchain_action(value, action, reading)
-        action = _unwrap_action(action, reading)
-        if isinstance(action, list):
-            return _read_list(action, reading, top=False) or [], None
-        if not isinstance(action, dict):
-            raise _Shape(
-                "no_action",
-                'Its "action" must be an object like {"name": ..., "args": {...}} or '
-                '{"final_answer": ...}.',
-            )
-        return _one_action(action, reading)
+        return _read_action_value(action, reading)
     keys = set(value)
     if any(k in value for k in NAME_KEYS):
         return _one_action(value, reading) if keys <= _CALL_KEYS else None
@@ -1362,6 +1353,20 @@ def _read_envelope(
             "the final answer.",
         )
     return None
+
+
+def _read_action_value(action: Any, reading: _Reading) -> tuple[list[ToolCall], str | None]:
+    """The value of an ``action`` (or of a wrapper key) -> (calls, final answer)."""
+    action = _unwrap_action(action, reading)
+    if isinstance(action, list):
+        return _read_list(action, reading, top=False) or [], None
+    if not isinstance(action, dict):
+        raise _Shape(
+            "no_action",
+            'Its "action" must be an object like {"name": ..., "args": {...}} or '
+            '{"final_answer": ...}.',
+        )
+    return _one_action(action, reading)
 
 
 def _wrapped(value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:

@@ -19,6 +19,10 @@ AGENT_KEYS = (
     "action", "thought", "tool_calls", "type", "id", *NAME_KEYS, *ARGS_KEYS, *FINAL_KEYS,
     *WRAPPER_KEYS,
 )
+SHAPING_KEYS = (
+    "action", "tool_calls", "function", "name", "args", "action_input", "final_answer",
+    "thought", *WRAPPER_KEYS,
+)
 WORDS = (
     "get_time", "search", "x", "", " ", "Final Answer", "final_answer", "<tool name>", "...",
     "tool_name", "<the answer for the user>", "{", "}", "[", '"', "'", "\\", "C:\\new\\tab",
@@ -36,6 +40,11 @@ json_values = st.recursive(
     scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
     max_leaves=16,
+) | st.recursive(  # small objects of the keys that shape an action: wrappers in wrappers,
+    scalars,          # odd action lists, calls without names...
+    lambda inner: st.lists(inner, max_size=2)
+    | st.dictionaries(st.sampled_from(SHAPING_KEYS), inner, min_size=1, max_size=2),
+    max_leaves=6,
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from strategies import actions, calls, fuzz_replies, json_values
+from strategies import SHAPING_KEYS, actions, calls, fuzz_replies, json_values
 
 from react_agent import OutputParseError, Reply, ToolCall, parse_reply
 
@@ -476,3 +477,20 @@ def test_valid_json_that_is_not_an_action_is_told_so(value: Any) -> None:
         parse_reply(text)
     except OutputParseError as exc:
         assert exc.kind != "no_json" or not any(c in text for c in "{[")
+
+
+LEAVES = [None, True, 0, "", "x", "Final Answer", [], [True], [{}], ["x"], {}, {"name": "a"},
+          [{"name": "a"}], [{"action": "x"}], {"x": 1}]
+
+
+@pytest.mark.parametrize("outer", SHAPING_KEYS)
+def test_every_two_level_shape_of_agent_keys_is_read_or_refused(outer: str) -> None:
+    """Every {outer: {inner: leaf}} and {outer: [{inner: leaf}]} with the keys that shape an
+    action and small odd leaves: a Reply or an OutputParseError, nothing else (the fuzz
+    benchmark found {"tool_call": {"call": [true]}} raising AttributeError)."""
+    for inner in SHAPING_KEYS:
+        for leaf in LEAVES:
+            for value in ({outer: {inner: leaf}}, {outer: [{inner: leaf}]},
+                          {"thought": "t", outer: {inner: leaf}}):
+                with contextlib.suppress(OutputParseError):
+                    _check_reply(parse_reply(json.dumps(value)))
