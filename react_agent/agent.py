@@ -42,6 +42,8 @@ from .events import (
 from .invoker import (
     Approver,
     ainvoke_all,
+    argument_for_bare_value,
+    call_example,
     invoke_all,
 )
 from .models.base import ChatModel
@@ -254,15 +256,18 @@ class Agent:
                 step = Step(index=len(run.steps) + 1)
                 reply = yield from self._ask(run, step, schema)
                 try:
-                    parsed = parse_reply(reply.text)
+                    parsed = self._parse(reply.text)
                 except OutputParseError as exc:
                     failures += 1
                     yield from self._parse_failed(run, step, exc, failures)
                     if run.status == "parse_errors":
                         break
                     continue
+                except Exception as exc:  # a bug of ours: end the run, keep the trajectory
+                    _internal_error(run, step, exc)
+                    break
                 failures, actions = 0, actions + 1
-                _take(step, parsed)
+                _take(run, step, parsed)
                 yield ReplyParsed(step, parsed)
                 if step.final_answer is not None:
                     run.status, run.final_answer = "final_answer", step.final_answer
@@ -283,17 +288,44 @@ class Agent:
             run.error = "The run was interrupted (Ctrl-C)."
         yield RunFinished(run)
 
+    def _parse(self, text: str) -> Reply:
+        """:func:`parse_reply`, with the toolbox naming a value given without an argument name
+        (a tool with exactly one required argument, which the value fits)."""
+        return parse_reply(
+            text, name_value=functools.partial(argument_for_bare_value, self.toolbox)
+        )
+
     def _parse_failed(
         self, run: RunResult, step: Step, exc: OutputParseError, failures: int
     ) -> Iterator[Event]:
         step.error = exc.problem
-        yield ParseFailed(step, str(exc))
+        feedback = str(exc)
+        if failures > 1 and len(run.steps) > 1 and run.steps[-2].error == exc.problem:
+            feedback = self._parse_error_again(exc, failures)  # the same problem: a new message
+        yield ParseFailed(step, feedback)
         if failures > self.config.max_parse_retries:
             run.status = "parse_errors"
             run.error = f"The model's last {failures} replies held no usable action; the last " \
                 f"problem: {exc.problem}"
         else:
-            run.messages.append({"role": "user", "content": str(exc)})
+            run.messages.append({"role": "user", "content": feedback})
+
+    def _parse_error_again(self, exc: OutputParseError, failures: int) -> str:
+        """The message for an unusable reply that got the same message last time: it shows a
+        complete call of the tool the reply named (with its real argument names), or the forms
+        of a reply with the tools there are."""
+        tool = self.toolbox.get(exc.tool) if exc.tool else None
+        if tool is not None:
+            hint = f"A complete call of {tool.name}, with its real argument names: " \
+                f"{call_example(tool)}"
+        else:
+            names = ", ".join(self.toolbox.names) or "none: give the final answer"
+            hint = f"The tools you can call: {names}. A tool call looks like " \
+                '{"thought": "...", "action": {"name": "<tool name>", "args": {"<argument>": ' \
+                '<value>}}}; the final answer looks like {"thought": "...", "action": ' \
+                '{"final_answer": "<the answer>"}}.'
+        return prompts.render("parse_error_again", count=str(failures), problem=exc.problem,
+                              hint=hint)
 
     def _act(self, run: RunResult, step: Step, calls: list[ToolCall]) -> Generator[Any, Any, None]:
         """Run the step's calls (or answer a repeated call from before) and send observations."""
@@ -341,12 +373,15 @@ class Agent:
             run.error = f"{run.error} Asking for a best-effort answer failed: {exc}"
             return
         try:
-            parsed = parse_reply(reply.text)
+            parsed = self._parse(reply.text)
         except OutputParseError as exc:
             step.error = exc.problem
             yield ParseFailed(step, str(exc))
             return
-        _take(step, parsed)
+        except Exception as exc:  # a bug of ours: end the run, keep the trajectory
+            _internal_error(run, step, exc)
+            return
+        _take(run, step, parsed)
         yield ReplyParsed(step, parsed)
         if step.final_answer is not None:
             run.final_answer, run.best_effort = step.final_answer, True
@@ -484,9 +519,26 @@ def _record(step: Step, reply: ModelReply) -> ModelReply:
     return reply
 
 
-def _take(step: Step, parsed: Reply) -> None:
+def _internal_error(run: RunResult, step: Step, exc: Exception) -> None:
+    """A bug in react-agent itself (the parser failed on a reply) ends the run with status
+    ``internal_error``; the reply stays in ``step.raw_output`` for the bug report."""
+    step.error = f"react-agent failed to read this reply ({type(exc).__name__}: {exc})"
+    run.status, run.final_answer = "internal_error", None
+    run.error = (
+        f"{step.error}. This is a bug in react-agent, not in the model: please report it with "
+        f"the reply (steps[{len(run.steps) - 1}].raw_output)."
+    )
+
+
+def _take(run: RunResult, step: Step, parsed: Reply) -> None:
+    """Record the parsed reply on the step, and keep in the history only the part of the reply
+    the step acts on (``parsed.source``): prose around it and steps the model invented after it
+    (an ``Observation:`` of its own, a second step) would contradict the real observation.
+    The raw reply stays in ``step.raw_output``."""
     step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [*parsed.repairs]
     step.final_answer = parsed.final_answer
+    if parsed.source and run.messages and run.messages[-1]["role"] == "assistant":
+        run.messages[-1] = {"role": "assistant", "content": parsed.source}
 
 
 def _token_events(index: int, piece: str, answer: FinalAnswerStream) -> list[Event]:

@@ -37,5 +37,5 @@ def builtin_toolbox(root: str | os.PathLike[str] | None = None) -> Toolbox:
     toolbox.add(calculate, timeout=10.0)
     toolbox.add(current_datetime, timeout=10.0)
     for tool in FileTools(root).tools():
-        toolbox.add(tool)
+        toolbox.add(tool, timeout=30.0)  # big or slow folders
     return toolbox

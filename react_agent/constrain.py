@@ -56,19 +56,49 @@ def reply_schema(toolbox: Toolbox) -> dict[str, Any]:
 
 def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     """A tool's parameters schema without the parts grammar converters choke on (``default``,
-    ``description``, ``title``); closed to unknown arguments unless the tool takes ``**kwargs``."""
+    ``description``, ``title``, ``examples``); closed to unknown arguments unless the tool takes
+    ``**kwargs``."""
     schema = _strip(copy.deepcopy(parameters))
     schema.setdefault("additionalProperties", False)
     return schema
 
 
-def _strip(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _strip(v) for k, v in node.items() if k not in ("default", "description",
-                                                                     "title", "examples")}
-    if isinstance(node, list):
-        return [_strip(v) for v in node]
-    return node
+_ANNOTATIONS = frozenset({"default", "description", "title", "examples"})
+# Where JSON Schema (2020-12) holds schemas: keyword -> how (one schema, a list of schemas, or a
+# map of names to schemas). Everything else is data (enum, const, required, ...) and is kept
+# as it is, so an argument *named* "title" or "description" survives.
+_SUBSCHEMAS = {
+    **dict.fromkeys(
+        ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then",
+         "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems"),
+        "one",
+    ),
+    **dict.fromkeys(("anyOf", "allOf", "oneOf", "prefixItems"), "list"),
+    **dict.fromkeys(
+        ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas"), "map"
+    ),
+}
+
+
+def _strip(schema: Any) -> Any:
+    """``schema`` without annotation keywords, removed only where they are keywords (in a
+    schema), never where they are names (of properties or definitions) or data."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        how = _SUBSCHEMAS.get(key)
+        if how == "one":
+            out[key] = _strip(value)
+        elif how == "list" and isinstance(value, list):
+            out[key] = [_strip(v) for v in value]
+        elif how == "map" and isinstance(value, dict):
+            out[key] = {name: _strip(v) for name, v in value.items()}
+        else:
+            out[key] = value
+    return out
 
 
 def _openai_form(schema: dict[str, Any]) -> dict[str, Any]:

@@ -21,16 +21,23 @@ class OutputParseError(ReactAgentError, ValueError):
 
     Attributes:
         kind: short machine-readable defect name, e.g. ``"empty"``, ``"no_json"``,
-            ``"truncated"``, ``"invalid_json"``, ``"no_action"``, ``"bad_args"``, ``"ambiguous"``.
+            ``"truncated"``, ``"invalid_json"``, ``"unknown_shape"`` (valid JSON that is not an
+            action), ``"no_action"``, ``"bad_call"``, ``"bad_args"``, ``"ambiguous"``,
+            ``"too_deep"``.
         problem: one sentence saying what was wrong (without the instructions around it).
         position: character offset in the reply where the problem was seen, if known.
+        tool: the tool the unusable action names, if it names one.
     """
 
-    def __init__(self, message: str, *, kind: str, problem: str, position: int | None = None):
+    def __init__(
+        self, message: str, *, kind: str, problem: str, position: int | None = None,
+        tool: str | None = None,
+    ):
         super().__init__(message)
         self.kind = kind
         self.problem = problem
         self.position = position
+        self.tool = tool
 
 
 class ToolDefinitionError(ReactAgentError, ValueError):

@@ -52,6 +52,8 @@ def invoke(
     """Run one tool call safely and describe the outcome for the model.
 
     Never raises for anything the model or the tool did (``KeyboardInterrupt`` still passes).
+    The tool runs in the calling thread unless it has a timeout or is ``async def`` (then in a
+    worker thread; see :func:`_run`).
     """
     ready = prepare(toolbox, call, approver)
     return ready if isinstance(ready, ToolResult) else _run(ready, max_chars)
@@ -66,7 +68,8 @@ def invoke_all(
     approver: Approver | None = None,
 ) -> list[ToolResult]:
     """Run independent calls concurrently, each in its own thread, at most ``max_workers`` at a
-    time; results in the order given, one failing call does not affect the others.
+    time; results in the order given, one failing call does not affect the others. A single
+    call runs like :func:`invoke`: in the caller's thread unless its tool has a timeout.
 
     Approvals are asked one call at a time, in order, before any call runs.
     """
@@ -74,9 +77,12 @@ def invoke_all(
     ready = [p for p in prepared if isinstance(p, _Ready)]
     width = max(1, max_workers)
     done: list[ToolResult] = []
-    for start in range(0, len(ready), width):  # each call runs in its own (daemon) thread
-        running = [_start(r) for r in ready[start : start + width]]
-        done.extend(_finish(r, max_chars) for r in running)
+    if len(ready) == 1:
+        done.append(_run(ready[0], max_chars))
+    else:
+        for start in range(0, len(ready), width):  # each call in its own (daemon) thread
+            running = [_start(r) for r in ready[start : start + width]]
+            done.extend(_finish(r, max_chars) for r in running)
     results = iter(done)
     return [p if isinstance(p, ToolResult) else next(results) for p in prepared]
 
@@ -90,8 +96,9 @@ async def ainvoke_all(
     approver: Approver | None = None,
 ) -> list[ToolResult]:
     """:func:`invoke_all` for asyncio: ``async def`` tools are awaited on the running loop
-    (with ``asyncio.wait_for`` for the timeout), plain tools run in worker threads; at most
-    ``max_workers`` at once; results in the order given."""
+    (with ``asyncio.wait_for`` for the timeout), plain tools run in worker threads (so that
+    they do not block the event loop); at most ``max_workers`` at once; results in the order
+    given."""
     prepared = [prepare(toolbox, c, approver) for c in calls]
     limit = asyncio.Semaphore(max(1, max_workers))
 
@@ -123,7 +130,7 @@ def prepare(
     if tool is None:
         return ToolResult(call, _unknown_tool(toolbox, call.name), ok=False, error="unknown_tool")
     args, cleaning = clean_args(tool.parameters, call.args)
-    problems = check_args(tool.parameters, args)
+    problems = control_character_problems(args) + check_args(tool.parameters, args)
     if problems:
         text = f"Error: invalid arguments for {tool.name}:\n" + "\n".join(
             f"- {p}" for p in problems
@@ -134,6 +141,46 @@ def prepare(
         if refusal:
             return ToolResult(call, refusal, False, "declined", args, cleaning)
     return _Ready(call, tool, args, cleaning)
+
+
+def argument_for_bare_value(toolbox: Toolbox, tool_name: str, value: Any) -> str | None:
+    """The argument a value the model gave ``tool_name`` without a name belongs to
+    (``{"calculate": "17 * 2"}``): the tool's only required argument, when the value fits that
+    argument's schema as it is. ``None`` otherwise (no such tool, not exactly one required
+    argument, or a value of another type). The agent passes this to the parser
+    (``parse_reply(name_value=...)``)."""
+    tool = toolbox.get(tool_name)
+    if tool is None:
+        return None
+    required = tool.parameters.get("required") or []
+    if len(required) != 1:
+        return None
+    spec = (tool.parameters.get("properties") or {}).get(required[0])
+    if not isinstance(spec, dict) or not Draft202012Validator(spec).is_valid(value):
+        return None
+    return str(required[0])
+
+
+def call_example(tool: Tool) -> str:
+    """A complete reply calling ``tool`` with its real argument names (the required ones, or
+    all when none is required), each value an example from the schema or a ``<type>``
+    placeholder: ``{"thought": "...", "action": {"name": "calculate", "args": {"expression":
+    "<string>"}}}``."""
+    props: dict[str, Any] = tool.parameters.get("properties") or {}
+    names = tool.parameters.get("required") or list(props)
+    args = {name: _example_value(props.get(name) or {}) for name in names}
+    action = {"name": tool.name, "args": args}
+    return json.dumps({"thought": "...", "action": action}, ensure_ascii=False)
+
+
+def _example_value(spec: dict[str, Any]) -> Any:
+    examples = spec.get("examples")
+    if isinstance(examples, list) and examples:
+        return examples[0]
+    if isinstance(spec.get("enum"), list) and spec["enum"]:
+        return spec["enum"][0]
+    types = _types(spec)
+    return f"<{types[0] if types else 'value'}>"
 
 
 def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -> str | None:
@@ -154,7 +201,44 @@ def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -
 
 
 def _run(ready: _Ready, max_chars: int) -> ToolResult:
-    return _finish(_start(ready), max_chars)
+    """Run one call where its author expects it: in the calling thread, so that thread-bound
+    resources (a ``sqlite3`` connection, thread-locals, GUI objects, signal handlers) work;
+    in a worker thread only when the tool has a timeout (a hung worker can be abandoned, the
+    calling thread cannot) or is ``async def`` (it needs an event loop of its own)."""
+    tool = ready.tool
+    if tool.timeout is not None or inspect.iscoroutinefunction(tool.func):
+        return _finish(_start(ready), max_chars)
+    started = time.perf_counter()
+    try:
+        value = _settled(tool.func(**ready.args))
+    except (Exception, SystemExit) as exc:  # the tool's failure is the model's observation
+        return _result(ready, "raised", exc, time.perf_counter() - started, max_chars)
+    return _result(ready, "ok", value, time.perf_counter() - started, max_chars)
+
+
+def _settled(value: Any) -> Any:
+    """``value``, or what it resolves to if it is awaitable (a plain function that returned a
+    coroutine), run on a fresh event loop: here, or in a worker thread if one runs here."""
+    if not inspect.isawaitable(value):
+        return value
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(value))
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(_await(value))
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="tool:await", daemon=True)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 @dataclass
@@ -353,6 +437,35 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
             got = json.dumps(error.instance, ensure_ascii=False, default=repr)[:80]
             problems.append(f"{where}: {_expected(error)}, got {got}")
     return list(dict.fromkeys(problems))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_character_problems(args: dict[str, Any]) -> list[str]:
+    """One problem per argument (at any depth, keys too) holding a control character other than
+    tab, newline and carriage return: no argument means one, and passing it on silently (a NUL
+    byte from ``"Ume\\u0000e5"``, a backspace from ``"\\bword"``) would hand the tool a value
+    the model did not mean. The call is refused with this problem instead."""
+    problems: list[str] = []
+    stack: list[tuple[str, Any]] = [("", args)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                path = f"{where}.{key}" if where else str(key)
+                stack.append((path, item))
+                if _CONTROL.search(str(key)):
+                    stack.append((f"{path} (the name)", str(key)))
+        elif isinstance(value, list):
+            stack.extend((f"{where}.{i}", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and (m := _CONTROL.search(value)):
+            problems.append(
+                f"{where}: contains the control character U+{ord(m.group()):04X} at character "
+                f"{m.start()}, which no argument means; send the text without it (a \\u escape "
+                "takes exactly four hex digits, and a backslash is written \\\\)"
+            )
+    return sorted(problems)
 
 
 def format_result(value: Any) -> str:

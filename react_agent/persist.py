@@ -18,7 +18,9 @@ from .errors import ConfigError
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) in one step.
+    """Replace ``path`` with ``text`` (UTF-8) in one step. A lone surrogate (half a UTF-16
+    pair, which a model reply can carry) is written as its JSON escape ``\\udXXX`` instead of
+    failing the write; inside a JSON string that reads back as the same character.
 
     Raises:
         OSError: the folder is not writable or the disk is full; ``path`` is then unchanged.
@@ -27,7 +29,7 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -106,7 +108,7 @@ def append_json_lines(path: str | os.PathLike[str]) -> IO[str]:
         size = raw.seek(0, os.SEEK_END)
         raw.seek(max(0, size - 1))
         cut_short = size > 0 and raw.read(1) != b"\n"
-    sink = path.open("a", encoding="utf-8")
+    sink = path.open("a", encoding="utf-8", errors="backslashreplace")  # a lone surrogate
     if cut_short:
         sink.write("\n")
     return sink

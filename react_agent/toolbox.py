@@ -36,8 +36,11 @@ from .types import JSON_TYPES
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 
-DEFAULT_TOOL_TIMEOUT = 30.0
-"""Seconds a tool may run before its call is reported to the model as timed out."""
+DEFAULT_TOOL_TIMEOUT: float | None = None
+"""Seconds a tool may run before its call is reported to the model as timed out; ``None``: no
+limit. A tool without a timeout runs in the caller's thread (thread-bound resources such as a
+``sqlite3`` connection work); a tool with one runs in a worker thread that is abandoned when
+the time is up."""
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,8 @@ class Toolbox(Mapping[str, Tool]):
             parameters: JSON Schema object for the arguments; defaults to one built from the
                 signature and type hints (see :func:`schema_from_function`).
             timeout: seconds before a call is reported as timed out (``None``: no limit);
-                default: the toolbox's ``default_timeout`` (30 s unless set).
+                default: the toolbox's ``default_timeout`` (no limit unless set). A tool with a
+                timeout runs in a worker thread; one without, in the caller's thread.
             requires_approval: ask the agent's approver before each call.
             group: optional group label.
 

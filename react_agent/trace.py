@@ -11,14 +11,18 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
   ``raw_output``, ``seconds``, ``prompt_tokens``, ``completion_tokens``, then what the parser
   made of it: ``stage`` and ``repairs``, ``thought``, ``tool_calls`` (``[{name, args}]``),
   ``final_answer``, or ``parse_error`` (the problem) when the reply was unusable;
-  ``best_effort`` for the extra call after ``max_steps``.
+  ``assistant_message`` (what the history kept of the reply) and ``feedback`` (the message
+  sent back for an unusable reply); ``best_effort`` for the extra call after ``max_steps``.
 - ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
   ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
+- ``observation``: ``step``, ``message`` (the user message that carried the step's
+  observations).
 - ``run_end``: ``status``, ``final_answer``, ``best_effort``, ``error``, ``usage`` and
   ``result`` (the whole :class:`RunResult` as ``to_dict()``).
 
 A conversation writes one ``run_start`` ... ``run_end`` group per turn. :func:`read_trace` turns
-a trace back into :class:`RunResult` objects, also when the last run never ended.
+a trace back into :class:`RunResult` objects, also when the last run never ended (then its
+messages, the history a resume continues, are rebuilt from the records).
 """
 
 from __future__ import annotations
@@ -30,11 +34,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from . import prompts
+from .agent import observation_message
 from .errors import ConfigError
 from .events import (
     Event,
     FinalAnswer,
     ModelCallStarted,
+    ObservationSent,
     ParseFailed,
     ReplyParsed,
     RunFinished,
@@ -42,9 +49,9 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .parser import Reply
+from .parser import Reply, strip_reasoning
 from .persist import read_json_lines
-from .types import RunResult, Step, ToolResult
+from .types import Message, RunResult, Step, ToolResult
 
 
 class TraceWriter:
@@ -62,7 +69,9 @@ class TraceWriter:
         self.path, self.model = Path(path), model
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file: IO[str] = self.path.open("w", encoding="utf-8")
+            self._file: IO[str] = self.path.open(
+                "w", encoding="utf-8", errors="backslashreplace"  # see persist.write_atomically
+            )
         except OSError as exc:
             raise ConfigError(f"Cannot write the trace {self.path}: {exc.strerror or exc}") from exc
         self._sent: tuple[int, int] = (0, 0)
@@ -75,11 +84,13 @@ class TraceWriter:
             self._sent = (event.message_count, event.message_chars)
         elif isinstance(event, (ReplyParsed, ParseFailed)):
             step = event.step
-            calls = event.reply.tool_calls if isinstance(event, ReplyParsed) else []
+            reply = event.reply if isinstance(event, ReplyParsed) else None
             parsed = {
                 "stage": step.stage, "repairs": step.repairs, "thought": step.thought,
-                "tool_calls": [c.to_dict() for c in calls], "final_answer": step.final_answer,
-                "parse_error": step.error,
+                "tool_calls": [c.to_dict() for c in reply.tool_calls] if reply else [],
+                "final_answer": step.final_answer, "parse_error": step.error,
+                "assistant_message": (reply and reply.source) or strip_reasoning(step.raw_output),
+                "feedback": event.message if isinstance(event, ParseFailed) else None,
             }
             self._write(
                 "model_call", step=step.index, messages=self._sent[0],
@@ -89,6 +100,8 @@ class TraceWriter:
             )
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())
+        elif isinstance(event, ObservationSent):
+            self._write("observation", step=event.step.index, message=event.message)
         elif isinstance(event, RunFinished):
             r = event.result
             self._write("run_end", status=r.status, final_answer=r.final_answer,
@@ -142,23 +155,57 @@ def read_trace(path: str | os.PathLike[str]) -> list[RunResult]:
 
 
 def _rebuild(records: list[dict[str, Any]]) -> RunResult:
-    """A RunResult from the records of a run that did not end."""
-    start, steps = records[0], {}
+    """A RunResult from the records of a run that did not end: its steps, and the messages the
+    model was sent (the history to resume from), rebuilt step by step."""
+    start = records[0]
+    steps: dict[int, Step] = {}
+    calls: dict[int, dict[str, Any]] = {}
+    observations: dict[int, str] = {}
     for r in records[1:]:
         if r["type"] == "model_call":
+            calls[r["step"]] = r
             steps[r["step"]] = Step.from_dict({
                 **r, "index": r["step"], "error": r.get("parse_error"),
                 "model_seconds": r.get("seconds"), "results": [],
             })
         elif r["type"] == "tool_call" and r["step"] in steps:
             steps[r["step"]].results.append(ToolResult.from_dict(r))
+        elif r["type"] == "observation":
+            observations[r["step"]] = r["message"]
     ordered = [steps[i] for i in sorted(steps)]
+    messages: list[Message] = [
+        {"role": "system", "content": start.get("system_prompt", "")},
+        {"role": "user", "content": start["task"]},
+    ]
+    for step in ordered:
+        if step.best_effort:
+            continue
+        record = calls[step.index]
+        kept = record.get("assistant_message") or strip_reasoning(step.raw_output)
+        messages.append({"role": "assistant", "content": kept})
+        answer = _answer_sent(step, record, observations.get(step.index), start["task"])
+        if answer is None:
+            break  # the run stopped during this step: a resume asks it again
+        messages.append({"role": "user", "content": answer})
     return RunResult(
         start["task"], "interrupted", None, ordered,
         error="The trace ends before the run did: the process stopped mid-run.",
-        messages=[{"role": "system", "content": start.get("system_prompt", "")},
-                  {"role": "user", "content": start["task"]}],
+        messages=messages,
     )
+
+
+def _answer_sent(
+    step: Step, record: dict[str, Any], observation: str | None, task: str
+) -> str | None:
+    """The user message that followed ``step`` (the observations, or what was wrong with an
+    unusable reply), from the trace; rebuilt for traces written before it was recorded."""
+    if step.stage is None:
+        return record.get("feedback") or prompts.render("parse_error", problem=step.error or "")
+    if not step.tool_calls:
+        return None
+    if observation is None and step.results and len(step.results) == len(step.tool_calls):
+        observation = observation_message(step.results, task)
+    return observation
 
 
 def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]:

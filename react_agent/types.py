@@ -18,6 +18,7 @@ from .persist import read_json, write_atomically
 
 Status = Literal[
     "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
+    "internal_error",
 ]
 """How a run can end (``RunResult.status``)."""
 

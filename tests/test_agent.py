@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import fuzz_replies
 
 from react_agent import (
     STATUSES,
@@ -370,7 +373,34 @@ def test_keyboard_interrupt_from_model(toolbox: Toolbox) -> None:
 def test_all_statuses_are_known(toolbox: Toolbox) -> None:
     assert set(STATUSES) == {
         "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
+        "internal_error",
     }
+
+
+@pytest.mark.parametrize("run_async", [False, True], ids=["run", "arun"])
+def test_a_parser_bug_ends_the_run_with_a_status_and_keeps_the_trajectory(
+    toolbox: Toolbox, monkeypatch: pytest.MonkeyPatch, run_async: bool
+) -> None:
+    """No reply can crash the parser today; should a bug do it, the run still ends with a
+    status (and the reply that did it), never with the exception."""
+    import react_agent.agent as agent_module
+
+    real = agent_module.parse_reply
+
+    def buggy(text: str, **options: Any) -> Any:
+        if "boom" in text:
+            raise TypeError("unexpected shape")
+        return real(text, **options)
+
+    monkeypatch.setattr(agent_module, "parse_reply", buggy)
+    agent = Agent(ScriptedModel([act("get_weather", city="Paris"), "boom"]), toolbox)
+    result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
+    assert result.status == "internal_error" and result.final_answer is None
+    assert [s.raw_output for s in result.steps][1] == "boom"
+    assert result.steps[0].observations == ["18 °C in Paris"]
+    assert "TypeError: unexpected shape" in (result.error or "")
+    assert "bug in react-agent" in (result.error or "")
+    assert "steps[1].raw_output" in (result.error or "")
 
 
 # -- the result ---------------------------------------------------------------------------------
@@ -980,3 +1010,206 @@ def test_best_effort_tool_call_is_explained(toolbox: Toolbox) -> None:
                     max_steps=1)
     assert result.final_answer is None
     assert "the model asked for a tool instead (not run)" in (result.error or "")
+
+
+# -- what the model is shown --------------------------------------------------------------------
+def test_the_history_keeps_only_the_envelope_the_step_acted_on() -> None:
+    """A server that ignores ``stop`` lets the model invent an observation and a next step; the
+    history keeps the envelope that ran, never the invented lines, and the raw reply stays in
+    the trajectory."""
+    tb = Toolbox()
+
+    @tb.tool
+    def multiply(a: int, b: int) -> int:
+        """Multiply two integers."""
+        return a * b
+
+    envelope = '{"thought":"Use multiply.","action":{"name":"multiply","args":{"a":3,"b":4}}}'
+    invented = '\nObservation: 36\n{"thought":"t","action":{"final_answer":"3 times 4 is 36"}}'
+    raw = envelope + invented
+    model = ScriptedModel([raw, final("3 times 4 is 12")])
+    result = Agent(model, tb).run("What is 3 times 4?")
+    assert result.final_answer == "3 times 4 is 12"
+    second_call = model.calls[1]
+    assert second_call[2] == assistant(envelope)
+    assert second_call[3] == observation("12", "What is 3 times 4?")
+    assert not any("36" in m["content"] for m in second_call)
+    assert result.steps[0].raw_output == raw
+    assert result.messages[2] == assistant(envelope)
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("<think>Paris first.</think>\nSure! Here it is:\n" + act("get_weather", city="Paris")
+         + "\nI will wait for the result.", act("get_weather", city="Paris")),
+        ("Thought: Paris first.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n"
+         "Observation: 30 °C\nThought: done\nFinal Answer: 30 °C",
+         'Thought: Paris first.\nAction: get_weather\nAction Input: {"city": "Paris"}'),
+        ("```json\n" + act("get_weather", city="Paris") + "\n```\nThen Rome.",
+         act("get_weather", city="Paris")),
+    ],
+    ids=["prose-around", "react-text", "fenced"],
+)
+def test_the_history_keeps_the_used_text_of_each_reply_form(
+    toolbox: Toolbox, raw: str, kept: str
+) -> None:
+    model = ScriptedModel([raw, final("18 °C")])
+    result = Agent(model, toolbox).run(TASK)
+    assert model.calls[1][2] == assistant(kept)
+    assert result.steps[0].raw_output == raw
+
+
+def test_an_unusable_reply_stays_in_the_history_as_written(toolbox: Toolbox) -> None:
+    """The model is shown what it sent (without reasoning) next to what was wrong with it."""
+    model = ScriptedModel(["<think>hmm</think>" + BAD_REPLY, final("18 °C")])
+    Agent(model, toolbox).run(TASK)
+    assert model.calls[1][2] == assistant(BAD_REPLY)
+    assert model.calls[1][3]["content"] == str(parse_error_text(BAD_REPLY))
+
+
+# -- a value without an argument name; the same unusable reply again ----------------------------
+@pytest.fixture
+def calculator() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def calculate(expression: str, precision: int = 2) -> str:
+        """Evaluate an arithmetic expression."""
+        return {"(17 * 2)": "34", "17 * 2": "34"}.get(expression, "?")
+
+    @tb.tool
+    def convert(amount: float, to: str) -> str:
+        """Convert money."""
+        return f"{amount} {to}"
+
+    return tb
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"thought": "Double it.", "action": {"calculate": "(17 * 2)"}}',
+        '{"thought": "Double it.", "action": {"name": "calculate", "args": "(17 * 2)"}}',
+        '{"thought": "Double it.", "action": "calculate", "action_input": "(17 * 2)"}',
+    ],
+    ids=["tool-as-key", "args-as-text", "langchain-text"],
+)
+def test_a_bare_value_goes_to_the_only_required_argument(calculator: Toolbox, reply: str) -> None:
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("What is my favourite number, 17, times 2?")
+    assert result.status == "final_answer"
+    step = result.steps[0]
+    assert step.tool_calls == [ToolCall("calculate", {"expression": "(17 * 2)"})]
+    assert step.observations == ["34"] and step.thought == "Double it."
+    assert step.stage == "direct"
+    assert "gave the bare value to 'expression', the only required argument of calculate" in (
+        step.repairs
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"thought": "t", "action": {"calculate": 34}}',  # does not fit the string argument
+        '{"thought": "t", "action": {"convert": "12 EUR"}}',  # two required arguments
+        '{"thought": "t", "action": {"unknown_tool": "x"}}',  # no such tool
+    ],
+    ids=["wrong-type", "two-required", "unknown-tool"],
+)
+def test_a_bare_value_that_does_not_fit_is_not_guessed(calculator: Toolbox, reply: str) -> None:
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.steps[0].tool_calls == [] and result.steps[0].error
+    assert "gives no args object" in model.calls[1][-1]["content"]
+
+
+def test_the_same_unusable_reply_gets_a_different_message_each_time(calculator: Toolbox) -> None:
+    """Seen in react-agent chat: the same unusable reply four times got the same message four
+    times. Now the message changes and shows a complete call of the tool it named."""
+    bad = '{"thought": "Double it.", "action": {"calculate": 34}}'
+    model = ScriptedModel([bad] * 4)
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.status == "parse_errors"
+    feedback = [call[-1]["content"] for call in model.calls[1:]]
+    assert len(feedback) == len(set(feedback)) == 3
+    assert "gives no args object" in feedback[0]
+    for count, text in zip((2, 3), feedback[1:], strict=True):
+        assert f"your last {count} replies could not be used" in text
+        assert 'A complete call of calculate, with its real argument names: {"thought": "...", ' \
+            '"action": {"name": "calculate", "args": {"expression": "<string>"}}}' in text
+
+
+def test_a_repeated_reply_that_names_no_tool_is_shown_the_tools(calculator: Toolbox) -> None:
+    model = ScriptedModel([BAD_REPLY, BAD_REPLY, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.status == "final_answer"
+    first, second = model.calls[1][-1]["content"], model.calls[2][-1]["content"]
+    assert first != second
+    assert "The tools you can call: calculate, convert." in second
+
+
+def test_a_nul_byte_in_the_reply_never_reaches_the_tool() -> None:
+    seen: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search the web."""
+        seen.append(query)
+        return "results"
+
+    reply = '{"thought": "t", "action": {"name": "search", "args": {"query": "Ume\\u0000e5"}}}'
+    result = Agent(ScriptedModel([reply, final("none")]), tb).run("Weather in Umeå?")
+    assert seen == []
+    assert result.steps[0].results[0].error == "invalid_args"
+    assert "U+0000" in result.steps[0].observations[0]
+
+
+# -- any reply at all ----------------------------------------------------------------------------
+def _fuzz_toolbox() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_time(zone: str = "UTC") -> str:
+        """The time in a zone."""
+        return f"12:00 {zone}"
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search."""
+        return f"results for {query}"
+
+    @tb.tool(timeout=1)
+    def x(value: Any) -> str:
+        """Anything."""
+        return json.dumps(value)
+
+    return tb
+
+
+@settings(max_examples=150, deadline=None)
+@given(replies=st.lists(fuzz_replies(), min_size=1, max_size=4), run_async=st.booleans())
+def test_any_reply_ends_the_run_with_a_status_and_the_trajectory(
+    replies: list[str], run_async: bool
+) -> None:
+    """Whatever the model sends, run/arun return a RunResult (never an exception), with every
+    reply kept and a result that serialises."""
+    agent = Agent(ScriptedModel(replies), _fuzz_toolbox(), max_steps=3, max_parse_retries=1)
+    result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
+    assert result.status in STATUSES and result.status != "internal_error", result.error
+    assert [s.raw_output for s in result.steps] == replies[: len(result.steps)]
+    assert RunResult.from_dict(json.loads(result.to_json())).status == result.status
+
+
+def test_a_plain_react_action_input_goes_to_the_only_required_argument(
+    calculator: Toolbox,
+) -> None:
+    reply = "Thought: Double it.\nAction: calculate\nAction Input: (17 * 2)\nObservation: 99"
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.steps[0].tool_calls == [ToolCall("calculate", {"expression": "(17 * 2)"})]
+    assert result.steps[0].observations == ["34"]
+    assert model.calls[1][2] == assistant(
+        "Thought: Double it.\nAction: calculate\nAction Input: (17 * 2)"
+    )

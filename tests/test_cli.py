@@ -597,3 +597,27 @@ def test_save_then_resume_with_more_steps(
     first = fault_server.requests[0]["messages"]
     assert [m["role"] for m in first] == ["system", "user", "assistant", "user"]
     assert first[-1]["content"].startswith("Observation: 2")
+
+
+def test_resume_from_a_cut_trace_sends_the_whole_history(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A process killed mid-run leaves a trace without run_end; resuming it sends the model the
+    history the run had (every step's reply and observation), not only the system prompt and
+    the task."""
+    trace = tmp_path / "run.jsonl"
+    common = ["--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url]
+    fault_server.script = [_reply("add", a=1, b=1), _reply("add", a=2, b=2), _final("2 and 4")]
+    assert main(["run", "1+1 then 2+2?", "--trace", str(trace), *common]) == 0
+    sent = fault_server.requests[2]["messages"]  # what the third model call was sent
+    records = [json.loads(line) for line in trace.read_text("utf-8").splitlines()]
+    cut = [r for r in records if r["type"] != "run_end" and not (
+        r.get("step") == 3 and r["type"] == "model_call")]
+    trace.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in cut), "utf-8")
+    capsys.readouterr()
+    fault_server.script = [_final("2 and 4")]
+    fault_server.requests.clear()
+    assert main(["run", "--resume", str(trace), *common]) == 0
+    assert fault_server.requests[0]["messages"] == sent
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert "Final answer: 2 and 4" in capsys.readouterr().out

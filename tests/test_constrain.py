@@ -70,6 +70,48 @@ def test_reply_schema_leaves_out_what_grammars_choke_on() -> None:
     assert weather_toolbox()["get_weather"].parameters["properties"]["unit"]["default"] == "c"
 
 
+def test_arguments_named_like_annotation_keywords_are_kept() -> None:
+    """An argument called title, description, default or examples is a name, not a keyword:
+    stripping it left it required with additionalProperties false, so no call was valid."""
+    tb = Toolbox()
+
+    @tb.tool
+    def create_issue(title: str, description: str, default: bool = False,
+                     examples: list[str] | None = None) -> str:
+        """Create an issue.
+
+        Args:
+            title: a short title.
+            description: what is wrong.
+        """
+        return title
+
+    tb.add_openai_tool({"type": "function", "function": {
+        "name": "tag", "description": "Tag things.", "parameters": {
+            "type": "object", "title": "Tag args",
+            "properties": {"items": {"type": "array", "description": "what to tag",
+                                     "items": {"type": "object", "properties": {
+                                         "title": {"type": "string", "title": "The title"}},
+                                         "required": ["title"]}}},
+            "required": ["items"], "$defs": {"description": {"type": "string"}}}}},
+        lambda items: "ok")
+    schema = reply_schema(tb)
+    call = {"name": "create_issue", "args": {"title": "Crash", "description": "on start",
+                                              "default": True, "examples": ["x"]}}
+    assert valid(schema, {"thought": "t", "action": call})
+    assert not valid(schema, {"thought": "t", "action": {"name": "create_issue",
+                                                         "args": {"title": "Crash"}}})
+    tag = {"name": "tag", "args": {"items": [{"title": "a"}]}}
+    assert valid(schema, {"thought": "t", "action": tag})
+    assert not valid(schema, {"thought": "t", "action": {"name": "tag", "args": {"items": [{}]}}})
+    args = schema["properties"]["action"]["anyOf"][0]["properties"]["args"]
+    assert set(args["properties"]) == {"title", "description", "default", "examples"}
+    assert "description" not in args["properties"]["title"]  # the keyword inside is stripped
+    tag_args = json.dumps(schema["properties"]["action"]["anyOf"][1]["properties"]["args"])
+    assert '"The title"' not in tag_args and '"what to tag"' not in tag_args
+    assert '"$defs": {"description": {"type": "string"}}' in tag_args
+
+
 def test_reply_schema_without_tools_allows_only_a_final_answer() -> None:
     schema = reply_schema(Toolbox())
     assert valid(schema, {"thought": "t", "action": {"final_answer": "x"}})

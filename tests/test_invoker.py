@@ -15,8 +15,11 @@ from react_agent import Toolbox, ToolCall, ToolResult
 from react_agent.invoker import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     ainvoke_all,
+    argument_for_bare_value,
+    call_example,
     check_args,
     clean_args,
+    control_character_problems,
     format_result,
     invoke,
     invoke_all,
@@ -629,3 +632,160 @@ def test_ainvoke_all_bounds_concurrency() -> None:
     results = asyncio.run(ainvoke_all(tb, [call("work", i=i) for i in range(9)], max_workers=3))
     assert [r.observation for r in results] == [str(i) for i in range(9)]
     assert running["max"] == 3
+
+
+# -- helpers the agent uses for unusable replies -------------------------------------------------
+def test_argument_for_bare_value() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str, limit: int = 5) -> str:
+        """Search."""
+        return query
+
+    @tb.tool
+    def average(numbers: list[float]) -> float:
+        """Average."""
+        return sum(numbers) / len(numbers)
+
+    @tb.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    assert argument_for_bare_value(tb, "search", "tide times") == "query"
+    assert argument_for_bare_value(tb, "average", [1, 2.5]) == "numbers"
+    assert argument_for_bare_value(tb, "search", 3) is None  # not a string
+    assert argument_for_bare_value(tb, "average", "1, 2") is None
+    assert argument_for_bare_value(tb, "add", 3) is None  # two required arguments
+    assert argument_for_bare_value(tb, "nope", "x") is None
+
+
+def test_call_example_uses_the_real_argument_names() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        """Weather."""
+        return city
+
+    @tb.tool
+    def clock(zone: str = "UTC") -> str:
+        """Clock."""
+        return zone
+
+    assert json.loads(call_example(tb["weather"])) == {
+        "thought": "...", "action": {"name": "weather", "args": {"city": "<string>"}}
+    }
+    assert json.loads(call_example(tb["clock"]))["action"]["args"] == {"zone": "<string>"}
+
+
+# -- control characters in arguments -----------------------------------------------------------
+def test_a_control_character_in_an_argument_is_refused_not_passed_on() -> None:
+    seen: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search."""
+        seen.append(query)
+        return "found"
+
+    result = invoke(tb, ToolCall("search", {"query": "Ume\u0000e5"}))
+    assert (result.ok, result.error) == (False, "invalid_args")
+    assert "query: contains the control character U+0000 at character 3" in result.observation
+    assert seen == []
+    assert invoke(tb, ToolCall("search", {"query": "line one\nline two\tand a tab\r"})).ok
+
+
+def test_control_characters_are_found_at_any_depth() -> None:
+    problems = control_character_problems(
+        {"ok": "fine", "rows": [{"cell": "\x08bold"}], "k\x01ey": 1, "del": "x\x7f"}
+    )
+    assert [p.split(":")[0] for p in problems] == ["del", "k\x01ey (the name)", "rows.0.cell"]
+
+
+# -- where a tool runs -------------------------------------------------------------------------
+def test_a_sqlite_connection_made_before_the_run_works_in_a_tool() -> None:
+    """The classic text-to-SQL agent: the connection is opened at start-up, in this thread, and
+    sqlite3 refuses to be used from any other thread."""
+    import sqlite3
+
+    from react_agent import Agent
+    from react_agent.models import ScriptedModel
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("create table city (name text, people integer)")
+    conn.executemany("insert into city values (?, ?)", [("Oslo", 709_000), ("Bergen", 291_000)])
+    tb = Toolbox()
+
+    @tb.tool
+    def run_sql(query: str) -> list[list[Any]]:
+        """Run a read-only SQL query on the city table (name, people)."""
+        return [list(row) for row in conn.execute(query)]
+
+    call = json.dumps({"thought": "Ask the table.", "action": {
+        "name": "run_sql", "args": {"query": "select name from city order by people desc"}}})
+    done = json.dumps({"thought": "Done.", "action": {"final_answer": "Oslo"}})
+    result = Agent(ScriptedModel([call, done]), tb).run("Which city is bigger?")
+    assert result.steps[0].results[0].ok, result.steps[0].observations
+    assert result.steps[0].observations == ['[["Oslo"], ["Bergen"]]']
+
+
+def test_a_tool_runs_in_the_callers_thread_unless_it_has_a_timeout() -> None:
+    tb = Toolbox()
+    local = threading.local()
+    local.user = "ana"
+
+    @tb.tool
+    def here() -> list[Any]:
+        """Where it runs."""
+        return [threading.get_ident(), getattr(local, "user", None)]
+
+    @tb.tool(timeout=5)
+    def limited() -> int:
+        """Where a tool with a timeout runs."""
+        return threading.get_ident()
+
+    me = threading.get_ident()
+    assert json.loads(invoke(tb, ToolCall("here", {})).observation) == [me, "ana"]
+    assert json.loads(invoke_all(tb, [ToolCall("here", {})])[0].observation) == [me, "ana"]
+    assert int(invoke(tb, ToolCall("limited", {})).observation) != me
+
+
+def test_a_tool_with_a_timeout_still_times_out_and_parallel_calls_still_overlap() -> None:
+    tb = Toolbox()
+    both_running = threading.Barrier(2, timeout=5)
+
+    @tb.tool
+    def meet(who: str) -> str:
+        """Returns only once another call is running at the same time."""
+        both_running.wait()
+        return who
+
+    @tb.tool(timeout=0.2)
+    def stuck() -> str:
+        """Never returns in time."""
+        threading.Event().wait(2)
+        return "late"
+
+    results = invoke_all(tb, [ToolCall("meet", {"who": "a"}), ToolCall("meet", {"who": "b"})])
+    assert [r.observation for r in results] == ["a", "b"]  # each waited for the other
+    assert invoke(tb, ToolCall("stuck", {})).error == "timeout"
+
+
+def test_errors_and_exit_in_the_callers_thread_are_observations() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def boom() -> str:
+        """Fails."""
+        raise ValueError("no data")
+
+    @tb.tool
+    def leave() -> str:
+        """Exits."""
+        raise SystemExit(3)
+
+    assert invoke(tb, ToolCall("boom", {})).observation == "Error: ValueError: no data"
+    assert invoke(tb, ToolCall("leave", {})).error == "tool_error"

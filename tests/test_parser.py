@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import SHAPING_KEYS, actions, calls, fuzz_replies, json_values
 
 from react_agent import OutputParseError, Reply, ToolCall, parse_reply
 
-CASES_FILE = Path(__file__).parent / "data" / "parser_cases.jsonl"
-CASES = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line.strip()]
+DATA = Path(__file__).parent / "data"
+CASES_FILE = DATA / "parser_cases.jsonl"  # the shared catalogue, copied as it is
+LOCAL_CASES_FILE = DATA / "parser_cases_local.jsonl"  # ours, in the same format
+
+
+def read_cases(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+CASES = read_cases(CASES_FILE) + read_cases(LOCAL_CASES_FILE)
 
 
 def as_expected(reply: Reply, expected: Any) -> Any:
@@ -87,12 +98,60 @@ def test_errors_differ_by_defect() -> None:
     kinds = {}
     for text in ["", "just prose", '{"thought": "x", "action": {"final_answer": "cut',
                  '{"thought": "only a thought"}', "```python\nprint(1)\n```",
-                 '{"thought": "x", "action": {"name": "a", "args": "text"}}']:
+                 '{"thought": "x", "action": {"name": "a", "args": "text"}}',
+                 '{"units": "metric"}', '{"tool_calls": [{}]}']:
         with pytest.raises(OutputParseError) as info:
             parse_reply(text)
         kinds[info.value.kind] = info.value.problem
-    assert set(kinds) == {"empty", "no_json", "truncated", "no_action", "code", "bad_args"}
+    assert set(kinds) == {
+        "empty", "no_json", "truncated", "no_action", "code", "bad_args", "unknown_shape",
+        "bad_call",
+    }
     assert len(set(kinds.values())) == len(kinds)
+
+
+def test_valid_json_of_another_shape_is_not_called_no_json() -> None:
+    """The model is told its JSON had the wrong shape, never that it held none."""
+    reply = '{"tool_use": {"tool": "web_search", "query": "tide times"}}'
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(reply)
+    assert info.value.kind == "unknown_shape"
+    assert "no JSON" not in str(info.value) and "is not an action" in info.value.problem
+    assert '{"thought": "...", "action": {"name": "<tool name>"' in str(info.value)
+
+
+def test_a_bad_action_names_its_tool() -> None:
+    with pytest.raises(OutputParseError) as info:
+        parse_reply('{"thought": "t", "action": {"name": "search", "args": [1]}}')
+    assert (info.value.kind, info.value.tool) == ("bad_args", "search")
+
+
+@pytest.mark.parametrize(
+    ("reply_text", "args"),
+    [
+        ('{"thought": "t", "action": {"calculate": "(17 * 2)"}}', {"expression": "(17 * 2)"}),
+        ('{"thought": "t", "action": {"name": "calculate", "args": "17 * 2"}}',
+         {"expression": "17 * 2"}),
+        ('{"action": "calculate", "action_input": "17 * 2"}', {"expression": "17 * 2"}),
+    ],
+    ids=["tool-as-key", "args-text", "langchain-text"],
+)
+def test_a_bare_value_is_named_by_the_callers_namer(reply_text: str, args: Any) -> None:
+    seen = []
+
+    def namer(tool: str, value: Any) -> str | None:
+        seen.append((tool, value))
+        return "expression" if tool == "calculate" else None
+
+    reply = parse_reply(reply_text, name_value=namer)
+    assert reply.tool_calls == [ToolCall("calculate", args)]
+    assert seen == [("calculate", args["expression"])]
+    assert any("only required argument of calculate" in r for r in reply.repairs)
+    with pytest.raises(OutputParseError) as info:  # without a namer: the catalogue's error
+        parse_reply(reply_text)
+    assert (info.value.kind, info.value.tool) == ("bad_args", "calculate")
+    with pytest.raises(OutputParseError):  # a namer that declines
+        parse_reply(reply_text, name_value=lambda tool, value: None)
 
 
 def test_repairs_are_recorded() -> None:
@@ -106,16 +165,27 @@ def test_repairs_are_recorded() -> None:
 # -- properties: valid envelopes survive the wrappers models put around them ------------------
 _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30
-)
+).filter(lambda t: not re.match(r"[A-Z]:[\x00-\x1f\x7f-\x9f]", t))
+# (a drive letter, a colon and a control character is read as a Windows path written raw:
+# "C:\new" is C:\new, never C: and a line break; see test_a_windows_path_written_raw...)
+
+
+def _looks_like_placeholder(text: str) -> bool:
+    """What the parser refuses as a template placeholder ("...", "<the answer>")."""
+    text = text.strip()
+    return text in ("...", "…") or (text.startswith("<") and text.endswith(">"))
+
+
+_plain_text = _text.filter(lambda t: not _looks_like_placeholder(t))
 _value = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | _text,
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | _plain_text,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
     max_leaves=6,
 )
 _name = st.from_regex(r"[a-z_][a-z0-9_]{0,15}", fullmatch=True)
 _call = st.fixed_dictionaries({"name": _name, "args": st.dictionaries(_name, _value, max_size=3)})
 _action = _call | st.lists(_call, min_size=1, max_size=3) | st.fixed_dictionaries(
-    {"final_answer": _text.filter(str.strip)}
+    {"final_answer": _plain_text.filter(str.strip)}
 )
 _wrappers = [
     lambda s: s,
@@ -158,18 +228,32 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
 
 
 # -- corruptions: the intended action or an error, never a different action --------------------
+SLIPS = [
+    "python", "trailing-commas", "comments", "literal-case", "doubled-braces", "missing-commas",
+    "tuples", "unquoted-keys",
+]
+
+
 def emit(value: Any, slip: str) -> str:
     """Serialise like json.dumps, with one family of dialect slips applied outside strings."""
     if isinstance(value, dict):
-        items = [f"{emit(k, slip)}: {emit(v, slip)}" for k, v in value.items()]
-        return "{" + _join(items, slip) + "}"
+        items = [f"{_key(k, slip)}: {emit(v, slip)}" for k, v in value.items()]
+        braces = ("{{", "}}") if slip == "doubled-braces" else ("{", "}")
+        return braces[0] + _join(items, slip) + braces[1]
     if isinstance(value, list):
-        return "[" + _join([emit(v, slip) for v in value], slip) + "]"
-    if slip == "python" and isinstance(value, str):
+        brackets = ("(", ")") if slip == "tuples" else ("[", "]")
+        return brackets[0] + _join([emit(v, slip) for v in value], slip) + brackets[1]
+    if slip == "python" and (isinstance(value, str) or value is None or isinstance(value, bool)):
         return repr(value)
-    if slip == "python" and (value is None or isinstance(value, bool)):
-        return repr(value)
+    if slip == "literal-case" and (value is None or isinstance(value, bool)):
+        return {None: "Null", True: "TRUE", False: "False"}[value]
     return json.dumps(value, ensure_ascii=False)
+
+
+def _key(key: str, slip: str) -> str:
+    if slip == "unquoted-keys" and key.isidentifier() and key.isascii():
+        return key
+    return emit(key, slip)
 
 
 def _join(items: list[str], slip: str) -> str:
@@ -177,6 +261,8 @@ def _join(items: list[str], slip: str) -> str:
         return ", // note\n".join(items) + ("\n" if items else "")
     if slip == "trailing-commas" and items:
         return ", ".join(items) + ","
+    if slip == "missing-commas":
+        return "\n".join(items)
     return ", ".join(items)
 
 
@@ -196,7 +282,7 @@ def got(reply: Reply) -> Any:
 @settings(max_examples=400, deadline=None)
 @given(
     thought=_text, action=_action,
-    slip=st.sampled_from(["python", "trailing-commas", "comments", "none"]),
+    slip=st.sampled_from([*SLIPS, "none"]),
     cut=st.one_of(st.none(), st.integers(min_value=1, max_value=400)),
 )
 def test_corrupted_envelope_is_intended_action_or_error(
@@ -214,9 +300,12 @@ def test_corrupted_envelope_is_intended_action_or_error(
     assert got(reply) == intended(envelope)
 
 
-@pytest.mark.parametrize("slip", ["python", "trailing-commas", "comments"])
+@pytest.mark.parametrize("slip", SLIPS)
 def test_each_slip_is_repaired(slip: str) -> None:
-    envelope = {"thought": "t", "action": {"name": "f", "args": {"a": True, "b": None, "c": "x"}}}
+    envelope = {"thought": "t", "action": [
+        {"name": "f", "args": {"a": True, "b": None, "c": "x", "d": [1, 2], "e": {}}},
+        {"name": "g", "args": {"q": 'say "hi": now'}},
+    ]}
     reply = parse_reply(emit(envelope, slip))
     assert got(reply) == intended(envelope)
     assert reply.stage == "repaired"
@@ -257,3 +346,151 @@ def test_tool_name_as_the_action_key() -> None:
     assert "read {tool: args} action" in reply.repairs
     with pytest.raises(OutputParseError, match="names 'calculate' but gives no args object"):
         parse_reply('{"thought": "t", "action": {"calculate": "1 + 1"}}')
+
+
+# -- structure-aware fuzzing: random JSON values built from agent keys, written any way --------
+def _check_reply(reply: Reply) -> None:
+    assert bool(reply.tool_calls) != (reply.final_answer is not None)
+    assert reply.final_answer is None or isinstance(reply.final_answer, str)
+    for call in reply.tool_calls:
+        assert isinstance(call.name, str) and call.name.strip() and isinstance(call.args, dict)
+    assert reply.stage in ("direct", "fenced", "fallback", "repaired")
+    assert reply.source
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=fuzz_replies(), name=st.booleans())
+def test_any_json_reply_gives_a_reply_or_an_output_parse_error(text: str, name: bool) -> None:
+    """Odd shapes ([{"action": 5}], {"tool_calls": [{}]}, ...) used to raise TypeError,
+    AttributeError, StopIteration; nothing but OutputParseError may leave parse_reply."""
+    namer = (lambda tool, value: "value") if name else None
+    try:
+        reply = parse_reply(text, name_value=namer)
+    except OutputParseError as exc:
+        assert exc.kind and exc.problem and exc.problem in str(exc)
+        return
+    _check_reply(reply)
+
+
+def _envelope(action: Any, thought: str = "The real step.") -> str:
+    return json.dumps({"thought": thought, "action": action}, ensure_ascii=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(quoted=calls, real=actions, where=st.sampled_from(["thought", "sentence"]),
+       fenced=st.booleans())
+def test_a_call_quoted_in_prose_never_wins(
+    quoted: Any, real: Any, where: str, fenced: bool
+) -> None:
+    q = json.dumps(quoted, ensure_ascii=False)
+    line = (f"Thought: a call would look like {q} but not yet." if where == "thought"
+            else f"I could call {q} directly, but first this.")
+    envelope = _envelope(real)
+    reply = parse_reply(line + "\n" + (f"```json\n{envelope}\n```" if fenced else envelope))
+    assert got(reply) == intended({"action": real})
+    with pytest.raises(OutputParseError):  # and alone it is not an action either
+        parse_reply(line)
+
+
+PLACEHOLDERS = [
+    ("name", "<tool name>"), ("name", "tool_name"), ("name", "..."), ("arg", "<value>"),
+    ("arg", "..."), ("final", "<the answer for the user>"), ("final", "..."), ("final", "<answer>"),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(call=calls, placeholder=st.sampled_from(PLACEHOLDERS), real=actions,
+       layout=st.sampled_from(["alone", "then real", "text fence then json fence"]))
+def test_a_placeholder_skeleton_is_never_an_action(
+    call: Any, placeholder: tuple[str, str], real: Any, layout: str
+) -> None:
+    where, text = placeholder
+    if where == "name":
+        skeleton: Any = {**call, "name": text}
+    elif where == "arg":
+        skeleton = {**call, "args": {**call["args"], "city": text}}
+    else:
+        skeleton = {"final_answer": text}
+    echo = _envelope(skeleton, "<one short sentence>")
+    if layout == "alone":
+        with pytest.raises(OutputParseError):
+            parse_reply(echo)
+        return
+    if layout == "then real":
+        reply = parse_reply(f"The format is:\n{echo}\nMy reply:\n{_envelope(real)}")
+    else:
+        reply = parse_reply(f"```text\n{echo}\n```\n```json\n{_envelope(real)}\n```")
+    assert got(reply) == intended({"action": real})
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=actions, b=actions, words=st.sampled_from([
+    "Hmm, let me reconsider.", "For your question:", "Actually:", "Or maybe this one:"]))
+def test_two_different_actions_are_never_resolved_silently(a: Any, b: Any, words: str) -> None:
+    assume(intended({"action": a}) != intended({"action": b}))
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(f"{_envelope(a)}\n{words}\n{_envelope(b)}")
+    assert info.value.kind == "ambiguous"
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=actions, b=actions, observation=st.sampled_from([
+    "Observation: 42", "Observation 1: done", "Tool result: ok", "<tool_response>x</tool_response>",
+]))
+def test_after_an_invented_observation_the_first_action_is_the_step(
+    a: Any, b: Any, observation: str
+) -> None:
+    reply = parse_reply(f"{_envelope(a)}\n{observation}\n{_envelope(b)}")
+    assert got(reply) == intended({"action": a})
+    assert reply.source == _envelope(a)
+
+
+# Path segments; a segment that starts like an escape of a printable character (\u0041, and in
+# Python style \x41, \101, \U0001F600) is read as that escape, like JSON and Python do.
+_segment = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_ .$-]{0,8}", fullmatch=True).map(
+    str.rstrip
+).filter(lambda s: not re.match(r"u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[0-7]", s))
+
+
+@settings(max_examples=300, deadline=None)
+@given(drive=st.sampled_from("CDEZ"), segments=st.lists(_segment, min_size=1, max_size=5),
+       quote=st.sampled_from(['"', "'"]), fenced=st.booleans())
+def test_a_windows_path_written_raw_is_read_exactly_as_typed(
+    drive: str, segments: list[str], quote: str, fenced: bool
+) -> None:
+    """\\n, \\t, \\r, \\b, \\f, \\u... inside a raw path are backslashes, never control
+    characters or other letters."""
+    path = drive + ":\\" + "\\".join(segments)
+    text = f'{{"thought": "Read it.", "action": {{"name": "read_file", "args": {{"path": ' \
+        f'{quote}{path}{quote}}}}}}}'
+    if fenced:
+        text = f"```json\n{text}\n```"
+    reply = parse_reply(text)
+    assert reply.tool_calls == [ToolCall("read_file", {"path": path})]
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=json_values)
+def test_valid_json_that_is_not_an_action_is_told_so(value: Any) -> None:
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        parse_reply(text)
+    except OutputParseError as exc:
+        assert exc.kind != "no_json" or not any(c in text for c in "{[")
+
+
+LEAVES = [None, True, 0, "", "x", "Final Answer", [], [True], [{}], ["x"], {}, {"name": "a"},
+          [{"name": "a"}], [{"action": "x"}], {"x": 1}]
+
+
+@pytest.mark.parametrize("outer", SHAPING_KEYS)
+def test_every_two_level_shape_of_agent_keys_is_read_or_refused(outer: str) -> None:
+    """Every {outer: {inner: leaf}} and {outer: [{inner: leaf}]} with the keys that shape an
+    action and small odd leaves: a Reply or an OutputParseError, nothing else (the fuzz
+    benchmark found {"tool_call": {"call": [true]}} raising AttributeError)."""
+    for inner in SHAPING_KEYS:
+        for leaf in LEAVES:
+            for value in ({outer: {inner: leaf}}, {outer: [{inner: leaf}]},
+                          {"thought": "t", outer: {inner: leaf}}):
+                with contextlib.suppress(OutputParseError):
+                    _check_reply(parse_reply(json.dumps(value)))

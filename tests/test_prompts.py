@@ -12,7 +12,7 @@ from typing import Literal
 
 import pytest
 
-from react_agent import ConfigError, Toolbox, parse_reply
+from react_agent import ConfigError, OutputParseError, Toolbox, parse_reply
 from react_agent.prompts import load_template, prompt_dir, render, render_system_prompt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,6 +24,8 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "system": {"tools": "- sample_tool: SAMPLE TOOL TEXT", "instructions": "SAMPLE-INSTRUCTIONS"},
     "observation": {"observation": "SAMPLE-OBSERVATION", "task": "SAMPLE-TASK"},
     "parse_error": {"problem": "SAMPLE-PROBLEM"},
+    "parse_error_again": {"count": "SAMPLE-COUNT", "problem": "SAMPLE-PROBLEM",
+                          "hint": "SAMPLE-HINT"},
     "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "final_answer": {"task": "SAMPLE-TASK"},
     "summarize": {"conversation": "SAMPLE-CONVERSATION"},
@@ -108,13 +110,20 @@ def test_system_prompt_states_reply_format(toolbox: Toolbox) -> None:
     assert '{"thought": ' in text and '"action": ' in text
     assert '{"final_answer": ' in text
     assert '[{"name": ' in text  # the list form for parallel calls
-    # The example replies in the prompt ("Assistant: {...}") are replies the parser reads directly.
+    # The example replies in the prompt ("Assistant: {...}") are in the reply format the parser
+    # reads directly; copied back as they are, they are refused as copies of the examples.
     examples = [line.removeprefix("Assistant: ") for line in text.splitlines()
                 if line.startswith('Assistant: {"thought": "')]
     assert len(examples) >= 2
     for line in examples:
-        assert set(json.loads(line)) == {"thought", "action"}
-        assert parse_reply(line).stage == "direct"
+        envelope = json.loads(line)
+        assert set(envelope) == {"thought", "action"}
+        with pytest.raises(OutputParseError, match="copied from the examples"):
+            parse_reply(line)
+        own = {"thought": "My own reason.", "action": envelope["action"]}
+        if "final_answer" in envelope["action"]:
+            own["action"] = {"final_answer": "My own answer."}
+        assert parse_reply(json.dumps(own, ensure_ascii=False)).stage == "direct"
 
 
 def test_system_prompt_with_empty_toolbox() -> None:

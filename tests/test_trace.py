@@ -51,8 +51,8 @@ def test_records_field_by_field(tmp_path: Path) -> None:
     result = traced_run(path)
     recs = records(path)
     assert [r["type"] for r in recs] == [
-        "run_start", "model_call", "tool_call", "model_call", "model_call", "tool_call",
-        "model_call", "run_end",
+        "run_start", "model_call", "tool_call", "observation", "model_call", "model_call",
+        "tool_call", "observation", "model_call", "run_end",
     ]
     assert all(r["time"].endswith("+00:00") and "T" in r["time"] for r in recs)
     start = recs[0]
@@ -69,6 +69,7 @@ def test_records_field_by_field(tmp_path: Path) -> None:
     assert first["prompt_tokens"] == result.steps[0].prompt_tokens > 0
     assert first["completion_tokens"] == result.steps[0].completion_tokens > 0
     assert first["seconds"] >= 0 and first["best_effort"] is False
+    assert first["assistant_message"] == REPLIES[0] and first["feedback"] is None
 
     tool = recs[2]
     assert tool["step"] == 1 and tool["name"] == "get_weather"
@@ -77,19 +78,22 @@ def test_records_field_by_field(tmp_path: Path) -> None:
     assert tool["cleaning"] == ["city: stripped spaces", 'days: "2" -> 2']
     assert tool["observation"] == "18 °C in Paris for 2 days"
     assert tool["ok"] is True and tool["error"] is None and tool["seconds"] >= 0
+    assert recs[3] == {**recs[3], "step": 1, "message": result.messages[3]["content"]}
 
-    unusable = recs[3]
+    unusable = recs[4]
     assert unusable["step"] == 2 and unusable["stage"] is None
     assert unusable["parse_error"] == result.steps[1].error and unusable["tool_calls"] == []
     assert unusable["messages"] == 4
+    assert unusable["feedback"] == result.messages[5]["content"]
+    assert unusable["assistant_message"] == "no JSON at all"
 
-    repaired = recs[4]
+    repaired = recs[5]
     assert repaired["stage"] == "repaired" and repaired["repairs"]
-    assert recs[5]["error"] == "tool_error"
-    assert recs[5]["observation"] == "Error: LookupError: no such city"
-    assert recs[6]["final_answer"] == "18 °C in Paris"
+    assert recs[6]["error"] == "tool_error"
+    assert recs[6]["observation"] == "Error: LookupError: no such city"
+    assert recs[8]["final_answer"] == "18 °C in Paris"
 
-    end = recs[7]
+    end = recs[9]
     assert end["status"] == "final_answer" and end["final_answer"] == "18 °C in Paris"
     assert end["usage"]["tool_calls"] == 2 and end["error"] is None
     assert end["result"] == json.loads(result.to_json())
@@ -115,17 +119,52 @@ def test_replay_prints_what_the_live_run_printed(tmp_path: Path) -> None:
     assert "Observation: Error: LookupError: no such city" in live.getvalue()
 
 
+def cut_after(path: Path, kept: int) -> None:
+    """The trace as a killed process leaves it: ``kept`` whole records and part of the next."""
+    lines = path.read_text("utf-8").splitlines()
+    path.write_text("\n".join(lines[:kept]) + "\n" + lines[kept][:40], "utf-8")
+
+
 def test_a_trace_cut_mid_run_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    traced_run(path)
-    lines = path.read_text("utf-8").splitlines()
-    path.write_text("\n".join(lines[:6]) + "\n" + lines[6][:40], "utf-8")  # killed mid-write
+    result = traced_run(path)
+    cut_after(path, 8)  # up to the third step's observation
     [run] = read_trace(path)
     assert run.status == "interrupted"
     assert "the process stopped mid-run" in (run.error or "")
     assert [s.index for s in run.steps] == [1, 2, 3]
     assert run.steps[0].observations == ["18 °C in Paris for 2 days"]
     assert run.steps[1].error and run.steps[2].results[0].error == "tool_error"
+    assert run.messages == result.messages[:8]  # the whole history, not only system and task
+
+
+@pytest.mark.parametrize("kept", [2, 4, 5, 6, 8], ids=lambda k: f"{k}-records")
+def test_resuming_a_cut_trace_sends_the_model_the_history_it_had(tmp_path: Path, kept: int) -> None:
+    """The model is sent what the uncut run sent it at the same point: the system prompt, the
+    task and every earlier step's reply and observation (or parse error)."""
+    path = tmp_path / "t.jsonl"
+    traced_run(path)
+    original = ScriptedModel(REPLIES)
+    Agent(original, weather()).run(TASK)
+    cut_after(path, kept)
+    [cut] = read_trace(path)
+    done = (len(cut.messages) - 2) // 2  # steps with their answer; a step cut short is redone
+    model = ScriptedModel(REPLIES[done:])
+    resumed = Agent(model, weather()).resume(cut)
+    assert model.calls[0] == original.calls[done]
+    assert resumed.status == "final_answer" and len(resumed.steps) == len(REPLIES)
+
+
+def test_an_old_trace_without_the_sent_messages_is_rebuilt_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    result = traced_run(path)
+    recs = [r for r in records(path)[:8] if r["type"] != "observation"]
+    for r in recs:
+        r.pop("assistant_message", None)
+        r.pop("feedback", None)
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), "utf-8")
+    [run] = read_trace(path)
+    assert run.messages == result.messages[:8]
 
 
 def test_several_runs_in_one_trace(tmp_path: Path) -> None:
