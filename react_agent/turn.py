@@ -12,6 +12,7 @@ these retries. The arguments of the calls handed back are the cleaned ones.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from .models.base import ChatModel, Message, ModelReply
 from .openai_protocol import TurnPlan
 from .parser import Reply, parse_error, parse_reply, strip_reasoning
 from .stream import FinalAnswerStream
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -103,6 +106,8 @@ async def take_turn(
                 yield TurnResult([], None, None, reply.text, exc, attempt, prompt_tokens,
                                  completion_tokens, streamed)
                 return
+            log.info("reply %d could not be used (%s: %s); asking again", attempt, exc.kind,
+                     exc.problem)
             messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
             messages.append({"role": "user", "content": str(exc)})
             continue
