@@ -20,6 +20,7 @@ Field names and meanings follow OpenAI's API reference for chat completions
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import uuid
@@ -132,9 +133,16 @@ def read_tools(specs: Any) -> Toolbox:
             )
         functions.append({**fn, "description": fn.get("description") or _NO_DESCRIPTION})
     try:
-        return toolbox_from_specs({"type": "function", "function": fn} for fn in functions)
+        return _toolbox(json.dumps(functions, sort_keys=True))
     except ToolDefinitionError as exc:
         raise RequestError(f"tools: {exc}", "tools") from exc
+
+
+@functools.lru_cache(maxsize=64)
+def _toolbox(functions: str) -> Toolbox:
+    """The Toolbox of a JSON list of function specs, built once per distinct list: a tool loop
+    sends the same tools with every request, and checking their schemas is the costly part."""
+    return toolbox_from_specs({"type": "function", "function": fn} for fn in json.loads(functions))
 
 
 def read_tool_choice(value: Any, toolbox: Toolbox) -> ToolChoice:
