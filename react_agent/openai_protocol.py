@@ -356,6 +356,7 @@ def tool_call_deltas(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
+    """The ``usage`` object: prompt, completion and total tokens."""
     return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens}
 

@@ -58,7 +58,7 @@ from .openai_protocol import (
     tool_call_deltas,
     usage,
 )
-from .turn import TurnResult, model_pieces, take_turn
+from .turn import TurnResult, model_pieces, reply_tokens, take_turn
 
 log = logging.getLogger(__name__)
 
@@ -499,11 +499,7 @@ async def _last_reply(pieces: AsyncIterator[str | ModelReply]) -> ModelReply:
 
 
 def _reply_usage(reply: ModelReply, messages: list[dict[str, str]]) -> dict[str, int]:
-    prompt = reply.prompt_tokens
-    if prompt is None:
-        prompt = sum(len(m["content"]) for m in messages) // 4
-    done = reply.completion_tokens
-    return usage(prompt, done if done is not None else len(reply.text) // 4)
+    return usage(*reply_tokens(reply, messages))
 
 
 def _dumps(value: Any) -> str:

@@ -95,8 +95,8 @@ async def take_turn(
                 yield new
         if reply is None:
             raise ModelError(f"The stream of {model.name} ended without a whole reply.")
-        prompt_tokens += _count(reply.prompt_tokens, sum(len(m["content"]) for m in messages))
-        completion_tokens += _count(reply.completion_tokens, len(reply.text))
+        prompt, completion = reply_tokens(reply, messages)
+        prompt_tokens, completion_tokens = prompt_tokens + prompt, completion_tokens + completion
         streamed = answer.answer if answer is not None else ""
         try:
             parsed = parse_reply(reply.text)
@@ -229,5 +229,10 @@ async def _in_thread(make: Callable[[], Iterator[Any]]) -> AsyncIterator[Any]:
         stop.set()  # the thread stops after the piece it is waiting for
 
 
-def _count(reported: int | None, chars: int) -> int:
-    return reported if reported is not None else chars // 4
+def reply_tokens(reply: ModelReply, messages: Sequence[Message]) -> tuple[int, int]:
+    """``(prompt tokens, completion tokens)`` of a reply to ``messages``: as the backend
+    reported them, else estimated as characters / 4 (as the agent does)."""
+    prompt, completion = reply.prompt_tokens, reply.completion_tokens
+    if prompt is None:
+        prompt = sum(len(m["content"]) for m in messages) // 4
+    return prompt, completion if completion is not None else len(reply.text) // 4
