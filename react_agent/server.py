@@ -226,7 +226,7 @@ class _Service:
         except RequestError as exc:
             raise ApiError(400, str(exc), param=exc.param) from exc
         stream = body.get("stream") is True
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = _include_usage(body)
 
         async def answer() -> Response:
             turn = take_turn(self.model, plan, max_retries=self.config.max_parse_retries,
@@ -350,7 +350,7 @@ class _Service:
             ))
         pieces = model_pieces(self.model, messages, stream=True)
         first = await anext(pieces)
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = _include_usage(body)
 
         async def events() -> AsyncIterator[str]:
             item = first
@@ -500,6 +500,11 @@ async def _last_reply(pieces: AsyncIterator[str | ModelReply]) -> ModelReply:
 
 def _reply_usage(reply: ModelReply, messages: list[dict[str, str]]) -> dict[str, int]:
     return usage(*reply_tokens(reply, messages))
+
+
+def _include_usage(body: dict[str, Any]) -> bool:
+    options = body.get("stream_options")
+    return isinstance(options, dict) and bool(options.get("include_usage"))
 
 
 def _dumps(value: Any) -> str:
