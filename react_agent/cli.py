@@ -120,8 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--model", default="local",
-        help="'local' (the embedded model, default), 'local:PATH.gguf', or the model name on "
-             "the server at --base-url",
+        help="'local' (the embedded model, default), a GGUF file (PATH.gguf or local:PATH), or "
+             "the model name on the server at --base-url",
     )
     serve.add_argument("--base-url", help="an OpenAI-compatible backend, e.g. "
                                           "http://localhost:11434/v1 (Ollama)")
@@ -319,7 +319,10 @@ def _serve(args: argparse.Namespace) -> int:
         api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,
         max_parse_retries=args.max_parse_retries, thoughts=not args.no_thoughts,
     )
-    model = make_model(args.model, args.base_url, args.backend_api_key, args.max_tokens)
+    spec = args.model
+    if not args.base_url and spec.endswith(".gguf") and not spec.startswith("local:"):
+        spec = f"local:{spec}"  # serve --model FILE.gguf
+    model = make_model(spec, args.base_url, args.backend_api_key, args.max_tokens)
     if isinstance(model, OpenAIChatModel):
         try:
             model.model_name()  # which model the server serves, asked now if not given

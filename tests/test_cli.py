@@ -605,6 +605,13 @@ def test_serve_refuses_a_public_address_without_a_key(capsys: pytest.CaptureFixt
     assert "--api-key" in capsys.readouterr().err
 
 
+def test_serve_takes_a_gguf_file_as_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", "--model", str(tmp_path / "missing.gguf")]) == 2
+    assert f"No GGUF model file at {tmp_path / 'missing.gguf'}" in capsys.readouterr().err
+
+
 def test_serve_in_front_of_a_server(fault_server: Any) -> None:
     """`react-agent serve --base-url URL` as a real process: a request with tools gets the
     server's plain-text reply back as a tool call; Ctrl-C stops it cleanly."""

@@ -366,6 +366,38 @@ def test_a_full_queue_answers_503_and_loses_nothing(serve: Callable[..., str]) -
     assert httpx2.get(health).json() | {"running": 0, "waiting": 0} == httpx2.get(health).json()
 
 
+def test_a_backend_server_gets_requests_at_once_up_to_the_limit(
+    serve: Callable[..., str], fault_server: Any
+) -> None:
+    fault_server.script = ["stall"]  # holds each request until released
+    url = serve(upstream(fault_server), concurrency=2)
+    health = url.removesuffix("/v1") + "/health"
+    body = {"model": "any", "messages": USER, "tools": [WEATHER]}
+    with ThreadPoolExecutor(3) as pool:
+        pending = [pool.submit(httpx2.post, f"{url}/chat/completions", json=body, timeout=30)
+                   for _ in range(3)]
+        while httpx2.get(health).json()["waiting"] < 1:
+            pass
+        assert httpx2.get(health).json()["running"] == 2
+        assert len(fault_server.requests) == 2
+        fault_server.release.set()  # the stalled server now hangs up on each request
+        statuses = [f.result().status_code for f in pending]
+    assert statuses == [502, 502, 502] and len(fault_server.requests) == 3
+
+
+def test_the_app_can_be_mounted_in_another(serve: Callable[..., str]) -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    parent = Starlette(routes=[Mount("/tools-bridge", app=create_app(
+        ScriptedModel([act("get_weather", {"city": "Paris"})])))])
+    with running(parent) as url:
+        client = openai.OpenAI(base_url=url.removesuffix("/v1") + "/tools-bridge/v1",
+                               api_key="unused")
+        reply = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
+    assert reply.choices[0].message.tool_calls[0].function.name == "get_weather"
+
+
 # -- an agent framework that speaks tools= -----------------------------------------------------
 def framework_run(url: str, task: str) -> Any:
     """The OpenAI Agents SDK, unchanged, with two tools, against the endpoint at ``url``."""
