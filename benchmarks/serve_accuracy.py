@@ -3,6 +3,7 @@ the same model, scored by the same checker (:func:`react_agent.evaluation.score`
 
     python benchmarks/serve_accuracy.py                         # all 50 items, embedded model
     python benchmarks/serve_accuracy.py --category single --limit 4
+    python benchmarks/serve_accuracy.py --skip 4                # all but the first 4 per category
     python benchmarks/serve_accuracy.py --retries 0             # no internal retries
 
 For each item the library scores the model's first reply (``react-agent eval``'s settings: no
@@ -52,17 +53,18 @@ def main() -> None:
     parser.add_argument("--suite", default=str(SUITE))
     parser.add_argument("--category")
     parser.add_argument("--limit", type=int, help="the first N items of each category")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave out the first N items of each category")
     parser.add_argument("--retries", type=int, default=ServeConfig.max_parse_retries,
                         help="the endpoint's max_parse_retries (default: the server's, 3)")
     parser.add_argument("--gguf", help="another GGUF file instead of the embedded model")
     args = parser.parse_args()
     items = [i for i in load_suite(args.suite) if args.category in (None, i.category)]
-    if args.limit:
-        seen: Counter[str] = Counter()
-        for item in list(items):
-            seen[item.category] += 1
-            if seen[item.category] > args.limit:
-                items.remove(item)
+    seen: Counter[str] = Counter()
+    for item in list(items):
+        seen[item.category] += 1
+        if not args.skip < seen[item.category] <= args.skip + (args.limit or len(items)):
+            items.remove(item)
     model = LlamaCppModel(args.gguf)
     model.load()
     config = AgentConfig(max_steps=1, max_parse_retries=0, best_effort_answer=False)
