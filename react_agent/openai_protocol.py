@@ -133,7 +133,7 @@ def read_tools(specs: Any) -> Toolbox:
             )
         functions.append({**fn, "description": fn.get("description") or _NO_DESCRIPTION})
     try:
-        return _toolbox(json.dumps(functions, sort_keys=True))
+        return _toolbox(json.dumps(functions))  # in their order: it is the prompt's order
     except ToolDefinitionError as exc:
         raise RequestError(f"tools: {exc}", "tools") from exc
 

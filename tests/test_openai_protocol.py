@@ -4,11 +4,14 @@ protocol (tools, tool_choice, history) and the response shapes built back."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from react_agent import parse_reply
+from react_agent import Agent, parse_reply
+from react_agent.evaluation import first_turn, load_suite, toolbox_from_specs
+from react_agent.models import ScriptedModel
 from react_agent.openai_protocol import (
     RequestError,
     read_messages,
@@ -147,6 +150,20 @@ def test_request_renders_the_system_prompt_with_instructions_and_choice() -> Non
     with pytest.raises(RequestError, match="n=1"):
         read_request({"messages": [{"role": "user", "content": "q"}], "tools": [WEATHER],
                       "n": 2})
+
+
+SUITE = Path(__file__).resolve().parent.parent / "examples" / "eval" / "suite.jsonl"
+
+
+@pytest.mark.parametrize("item", load_suite(SUITE), ids=lambda item: item.id)
+def test_the_model_gets_the_librarys_messages_for_each_eval_item(item: Any) -> None:
+    """A request with an eval item's tools and question reaches the model exactly as the
+    library's first step does (same system prompt, tool and argument order included): the
+    endpoint adds nothing and loses nothing."""
+    model = ScriptedModel(['{"action": {"final_answer": "-"}}'])
+    first_turn(Agent(model, toolbox_from_specs(item.tools)), item.question)
+    body = {"tools": list(item.tools), "messages": [{"role": "user", "content": item.question}]}
+    assert read_request(body).messages == model.calls[0]
 
 
 def test_streamed_tool_call_deltas_add_up_to_the_calls() -> None:
