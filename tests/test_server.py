@@ -486,7 +486,7 @@ def test_serve_gives_tools_to_a_llama_cpp_server(
     direct = openai.OpenAI(base_url=llama_server, api_key="unused").chat.completions.create(
         model="any", messages=USER, tools=[WEATHER], temperature=0, max_tokens=60)
     assert not direct.choices[0].message.tool_calls
-    url = serve(OpenAIChatModel(base_url=llama_server))
+    url = serve(OpenAIChatModel(base_url=llama_server, timeout=600))  # a busy CPU is slow
     reply = openai.OpenAI(base_url=url, api_key="unused").chat.completions.create(
         model="any", messages=USER, tools=[WEATHER])
     (call,) = reply.choices[0].message.tool_calls
