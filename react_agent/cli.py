@@ -1,5 +1,6 @@
 """The ``react-agent`` command: ``run`` a task (or a JSON Lines file of tasks, or a saved run to
 resume), ``chat`` over several turns, ``eval`` the first action on a suite, ``replay`` a trace,
+``serve`` an OpenAI-compatible endpoint that gives ``tools=`` to models without function calling,
 or ``parse`` a raw reply to see what the parser makes of it. Exit codes: 0 final answer (for
 ``eval``: the eval ran), 1 the run ended otherwise (or the reply was unusable), 2 usage or
 configuration error, 130 interrupted."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import ipaddress
 import json
 import logging
 import sys
@@ -21,9 +23,10 @@ from .batch import BatchTask, load_tasks, run_batch, summary_table
 from .config import AgentConfig
 from .constrain import CONSTRAINED_MODES
 from .display import Printer, progress_bar
-from .errors import ConfigError, OutputParseError
+from .errors import ConfigError, ModelError, OutputParseError
 from .evaluation import load_suite, report, run_eval, scored
 from .models.base import ChatModel
+from .models.openai_chat import OpenAIChatModel
 from .parser import parse_reply
 from .routing import ROUTING_MODES
 from .toolbox import Tool, Toolbox
@@ -115,6 +118,37 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--limit", type=int, help="only the first N items")
     evaluate.add_argument("--category", help="only the items of this category")
 
+    serve = sub.add_parser(
+        "serve", help="an OpenAI-compatible endpoint (/v1/chat/completions) that gives tools= "
+                      "to models that have none",
+    )
+    serve.add_argument(
+        "--model", default="local",
+        help="'local' (the embedded model, default), a GGUF file (PATH.gguf or local:PATH), or "
+             "the model name on the server at --base-url",
+    )
+    serve.add_argument("--base-url", help="an OpenAI-compatible backend, e.g. "
+                                          "http://localhost:11434/v1 (Ollama)")
+    serve.add_argument("--backend-api-key",
+                       help="API key for --base-url (default: $OPENAI_API_KEY)")
+    serve.add_argument("--max-tokens", type=int, default=512, help="cap on one reply (tokens)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument(
+        "--api-key",
+        help="require this key from clients (Authorization: Bearer KEY); needed to bind an "
+             "address other than loopback",
+    )
+    serve.add_argument("--concurrency", type=int,
+                       help="requests at the backend at once (default: 1 for the embedded "
+                            "model, 8 for --base-url)")
+    serve.add_argument("--queue", type=int, default=64,
+                       help="requests that may wait; more get 503 (default 64)")
+    serve.add_argument("--max-parse-retries", type=int, default=3,
+                       help="unusable model replies asked again within a request (default 3)")
+    serve.add_argument("--no-thoughts", action="store_true",
+                       help="send no content next to tool calls (default: the model's thought)")
+
     replay = sub.add_parser("replay", help="print a saved trace as the thought chain")
     replay.add_argument("file", help="a trace written with --trace")
     replay.add_argument("--json", action="store_true", help="print the RunResult(s) as JSON")
@@ -127,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _show_warnings()
-    commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run, "eval": _eval}
+    commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run, "eval": _eval,
+                "serve": _serve}
     try:
         return commands[args.command](args)
     except ConfigError as exc:
@@ -269,6 +304,51 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    if not args.api_key and not _is_loopback(args.host):
+        raise ConfigError(
+            f"--host {args.host} exposes the model beyond this machine: also pass --api-key KEY "
+            "(clients then send Authorization: Bearer KEY)."
+        )
+    try:
+        import uvicorn
+
+        from .server import ServeConfig, create_app
+    except ImportError as exc:
+        raise ConfigError(
+            f"serve needs the serve extra ({exc.name} is missing): pip install "
+            "'react-agent[serve]'"
+        ) from exc
+    config = ServeConfig(
+        api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,
+        max_parse_retries=args.max_parse_retries, thoughts=not args.no_thoughts,
+    )
+    spec = args.model
+    if not args.base_url and spec.endswith(".gguf") and not spec.startswith("local:"):
+        spec = f"local:{spec}"  # serve --model FILE.gguf
+    model = make_model(spec, args.base_url, args.backend_api_key, args.max_tokens)
+    if isinstance(model, OpenAIChatModel):
+        try:
+            model.model_name()  # which model the server serves, asked now if not given
+        except ModelError as exc:
+            print(f"react-agent: warning: {exc}", file=sys.stderr)
+    app = create_app(model, config)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Serving {model.name} at http://{shown}:{args.port}/v1 (OpenAI-compatible; "
+          "Ctrl-C stops it)", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 class _Session:
     """The model, tools, approver and callbacks from the command line, for one or more agents;
     closes the trace file at the end."""
@@ -375,7 +455,7 @@ def make_model(
         ConfigError: the embedded model is asked for but not installed (the message says how to
             get it or how to use a server instead).
     """
-    from .models import LlamaCppModel, OpenAIChatModel
+    from .models import LlamaCppModel
 
     if base_url:
         name = None if spec == "local" else spec

@@ -29,8 +29,10 @@ ORDER = [
     "events", "config",
     # 5. conversations, the agent
     "conversation", "agent",
-    # 6. runs in bulk, traces, printing; the command line
-    "batch", "evaluation", "trace", "display", "cli", "__main__",
+    # 6. runs in bulk, traces, printing
+    "batch", "evaluation", "trace", "display",
+    # 7. the OpenAI-compatible endpoint (`serve`); the command line
+    "openai_protocol", "turn", "server", "cli", "__main__",
 ]
 """Every module, each importing only from those before it."""
 

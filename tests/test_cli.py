@@ -621,3 +621,61 @@ def test_resume_from_a_cut_trace_sends_the_whole_history(
     assert fault_server.requests[0]["messages"] == sent
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert "Final answer: 2 and 4" in capsys.readouterr().out
+
+
+# -- serve ---------------------------------------------------------------------------------------
+def test_serve_refuses_a_public_address_without_a_key(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--host", "0.0.0.0", "--base-url", UNREACHABLE]) == 2
+    assert "--api-key" in capsys.readouterr().err
+
+
+def test_serve_takes_a_gguf_file_as_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", "--model", str(tmp_path / "missing.gguf")]) == 2
+    assert f"No GGUF model file at {tmp_path / 'missing.gguf'}" in capsys.readouterr().err
+
+
+def test_serve_in_front_of_a_server(fault_server: Any) -> None:
+    """`react-agent serve --base-url URL` as a real process: a request with tools gets the
+    server's plain-text reply back as a tool call; Ctrl-C stops it cleanly."""
+    import socket
+    import urllib.request
+
+    fault_server.script = [_reply("add", a=2, b="3")]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "react_agent", "serve", "--base-url", fault_server.url,
+         "--port", str(port), "--api-key", "k"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        try:
+            with urllib.request.urlopen(f"{base}/health", timeout=1) as response:
+                return response.status == 200
+        except OSError:
+            return proc.poll() is not None
+
+    try:
+        _wait_for(up, "the server to start")
+        tool = {"type": "function", "function": {
+            "name": "add", "description": "Add two numbers.", "parameters": {
+                "type": "object", "properties": {"a": {"type": "number"},
+                                                 "b": {"type": "number"}}}}}
+        body = {"model": "m", "messages": [{"role": "user", "content": "2+3?"}], "tools": [tool]}
+        request = urllib.request.Request(
+            f"{base}/v1/chat/completions", data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Authorization": "Bearer k"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            reply = json.loads(response.read())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    (call,) = reply["choices"][0]["message"]["tool_calls"]
+    assert call["function"] == {"name": "add", "arguments": '{"a": 2, "b": 3}'}
+    assert f"Serving fault-model at http://127.0.0.1:{port}/v1" in err
+    assert proc.returncode in (0, -signal.SIGINT)

@@ -30,6 +30,10 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "final_answer": {"task": "SAMPLE-TASK"},
     "summarize": {"conversation": "SAMPLE-CONVERSATION"},
     "summary": {"summary": "SAMPLE-SUMMARY"},
+    "tool_choice_none": {},
+    "tool_choice_required": {},
+    "tool_choice_function": {"tool": "SAMPLE-TOOL"},
+    "one_call": {},
 }
 
 
