@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import prompts
-from .agent import observation_message
 from .errors import ReactAgentError, ToolDefinitionError
 from .evaluation import toolbox_from_specs
 from .invoker import format_result
+from .loop import observation_message
 from .models.base import Message
 from .toolbox import Toolbox
 from .types import ToolCall, ToolResult

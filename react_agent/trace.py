@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import prompts
-from .agent import observation_message
 from .errors import ConfigError
 from .events import (
     Event,
@@ -49,6 +48,7 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
+from .loop import observation_message
 from .parser import Reply, strip_reasoning
 from .persist import read_json_lines
 from .types import Message, RunResult, Step, ToolResult

@@ -383,16 +383,16 @@ def test_a_parser_bug_ends_the_run_with_a_status_and_keeps_the_trajectory(
 ) -> None:
     """No reply can crash the parser today; should a bug do it, the run still ends with a
     status (and the reply that did it), never with the exception."""
-    import react_agent.agent as agent_module
+    import react_agent.loop as loop_module
 
-    real = agent_module.parse_reply
+    real = loop_module.parse_reply
 
     def buggy(text: str, **options: Any) -> Any:
         if "boom" in text:
             raise TypeError("unexpected shape")
         return real(text, **options)
 
-    monkeypatch.setattr(agent_module, "parse_reply", buggy)
+    monkeypatch.setattr(loop_module, "parse_reply", buggy)
     agent = Agent(ScriptedModel([act("get_weather", city="Paris"), "boom"]), toolbox)
     result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
     assert result.status == "internal_error" and result.final_answer is None

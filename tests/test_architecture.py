@@ -27,8 +27,8 @@ ORDER = [
     "models.llama_server", "models.openai_chat", "models",
     # 4. events and options
     "events", "config",
-    # 5. conversations, the agent
-    "conversation", "agent",
+    # 5. the model I/O and the loop; conversations, the agent
+    "model_io", "loop", "conversation", "agent",
     # 6. runs in bulk, traces, printing
     "batch", "evaluation", "trace", "display",
     # 7. the OpenAI-compatible endpoint (`serve`); the command line

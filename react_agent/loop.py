@@ -1,0 +1,286 @@
+"""The ReAct loop without I/O: ask the model, read its reply, run the tools, send observations.
+
+:func:`react` is a generator that yields events for the caller and two kinds of requests,
+:class:`~react_agent.model_io.Query` (answered with a :class:`ModelReply`) and :class:`Invoke`
+(answered with the tools' results); errors of the model or an interrupt are thrown into it. So one
+loop serves the sync and the async API of :class:`~react_agent.agent.Agent`. Where a run ends, a
+:class:`_Stop` carrying its status and error is raised and caught once.
+
+The loop shape (ask, parse, act; format errors fed back and bounded; control flow carried by an
+exception) follows mini-swe-agent's ``DefaultAgent``; the JSON ``{thought, action}`` protocol
+follows the seed tutorial "百行代码从零手搓Agent".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from . import prompts
+from .config import AgentConfig
+from .errors import ModelError, OutputParseError
+from .events import (
+    Event,
+    FinalAnswer,
+    ModelCallFinished,
+    ModelCallStarted,
+    ObservationSent,
+    ParseFailed,
+    ReplyParsed,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+)
+from .invoker import argument_for_bare_value, call_example
+from .model_io import Query
+from .parser import Reply, parse_reply, strip_reasoning
+from .toolbox import Toolbox
+from .types import Message, ModelReply, RunResult, Status, Step, ToolCall, ToolResult
+
+
+@dataclass
+class Invoke:
+    """The loop needs the results of ``calls``."""
+
+    calls: list[ToolCall]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a run is given: the whole ``toolbox`` (for reading replies and hints), the tools
+    ``shown`` in the ``system`` prompt, the reply ``schema`` (``None``: unconstrained) and the
+    ``config``."""
+
+    toolbox: Toolbox
+    shown: Toolbox
+    system: str
+    schema: dict[str, Any] | None
+    config: AgentConfig
+
+
+class _Stop(Exception):
+    """The run ends here with ``status`` and ``error``: raised where that is decided, caught once
+    in :func:`react`."""
+
+    def __init__(self, status: Status, error: str | None = None) -> None:
+        super().__init__(status, error)
+        self.status, self.error = status, error
+
+
+Request = Event | Query | Invoke
+
+
+def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, None]:
+    """Run ``run`` (its task, messages and earlier steps) for up to ``budget`` more actions."""
+    yield RunStarted(run.task, setup.system, tuple(setup.shown.names),
+                     resumed_steps=len(run.steps))
+    try:
+        actions = failures = 0
+        while actions < budget:
+            step = Step(index=len(run.steps) + 1)
+            reply = yield from _ask(run, step, setup.schema)
+            try:
+                parsed = _read(setup, run, step, reply)
+            except OutputParseError as exc:
+                failures += 1
+                yield from _send_parse_error(setup, run, step, exc, failures)
+                continue
+            failures, actions = 0, actions + 1
+            yield ReplyParsed(step, parsed)
+            if parsed.final_answer is not None:
+                run.final_answer = parsed.final_answer
+                yield FinalAnswer(step, parsed.final_answer)
+                raise _Stop("final_answer")
+            yield from _act(setup, run, step, parsed.tool_calls)
+        used = f"{budget} step" if budget == 1 else f"all {budget} steps"
+        run.error = f"The run used {used} without a final answer."
+        if setup.config.best_effort_answer:
+            yield from _ask_best_effort(setup, run)
+    except _Stop as stop:
+        run.status, run.error = stop.status, stop.error
+    except ModelError as exc:
+        run.status, run.error = "model_error", str(exc)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        run.status, run.final_answer = "interrupted", None
+        run.error = "The run was interrupted (Ctrl-C)."
+    yield RunFinished(run)
+
+
+def _ask(
+    run: RunResult, step: Step, schema: dict[str, Any] | None
+) -> Generator[Request, Any, ModelReply]:
+    """One model call: request it, record the step and the assistant message."""
+    yield ModelCallStarted(step.index, len(run.messages), sum(len(m["content"])
+                                                             for m in run.messages))
+    reply: ModelReply = yield Query(run.messages, step, schema)
+    run.steps.append(step)
+    run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
+    yield ModelCallFinished(step)
+    return reply
+
+
+def _read(setup: Setup, run: RunResult, step: Step, reply: ModelReply) -> Reply:
+    """The parsed reply, recorded on the step; the history keeps only the part of the reply the
+    step acts on (``parsed.source``): prose around it and steps the model invented after it would
+    contradict the real observation (the raw reply stays in ``step.raw_output``).
+
+    Raises:
+        OutputParseError: the reply holds no usable action (the model's mistake).
+        _Stop: the parser failed (a bug of ours): status ``internal_error``.
+    """
+    name_value = functools.partial(argument_for_bare_value, setup.toolbox)
+    try:
+        parsed = parse_reply(reply.text, name_value=name_value)
+    except OutputParseError as exc:
+        step.error = exc.problem
+        raise
+    except Exception as exc:
+        step.error = f"react-agent failed to read this reply ({type(exc).__name__}: {exc})"
+        raise _Stop("internal_error", (
+            f"{step.error}. This is a bug in react-agent, not in the model: please report it "
+            f"with the reply (steps[{len(run.steps) - 1}].raw_output).")) from exc
+    step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [*parsed.repairs]
+    step.final_answer = parsed.final_answer
+    if parsed.source and run.messages and run.messages[-1]["role"] == "assistant":
+        run.messages[-1] = {"role": "assistant", "content": parsed.source}
+    return parsed
+
+
+def _send_parse_error(
+    setup: Setup, run: RunResult, step: Step, exc: OutputParseError, failures: int
+) -> Iterator[Event]:
+    """Tell the model what was wrong with its reply; too many in a row end the run."""
+    feedback = str(exc)
+    if failures > 1 and len(run.steps) > 1 and run.steps[-2].error == exc.problem:
+        feedback = _parse_error_again(setup.toolbox, exc, failures)
+    yield ParseFailed(step, feedback)
+    if failures > setup.config.max_parse_retries:
+        raise _Stop("parse_errors", f"The model's last {failures} replies held no usable "
+                    f"action; the last problem: {exc.problem}")
+    run.messages.append({"role": "user", "content": feedback})
+
+
+def _parse_error_again(toolbox: Toolbox, exc: OutputParseError, failures: int) -> str:
+    """The message for an unusable reply that got the same message last time: it shows a
+    complete call of the tool the reply named (with its real argument names), or the forms
+    of a reply with the tools there are."""
+    tool = toolbox.get(exc.tool) if exc.tool else None
+    if tool is not None:
+        hint = f"A complete call of {tool.name}, with its real argument names: " \
+            f"{call_example(tool)}"
+    else:
+        names = ", ".join(toolbox.names) or "none: give the final answer"
+        hint = f"The tools you can call: {names}. A tool call looks like " \
+            '{"thought": "...", "action": {"name": "<tool name>", "args": {"<argument>": ' \
+            '<value>}}}; the final answer looks like {"thought": "...", "action": ' \
+            '{"final_answer": "<the answer>"}}.'
+    return prompts.render("parse_error_again", count=str(failures), problem=exc.problem,
+                          hint=hint)
+
+
+def _act(
+    setup: Setup, run: RunResult, step: Step, calls: list[ToolCall]
+) -> Generator[Request, Any, None]:
+    """Run the step's calls (or answer a repeated call from before) and send observations."""
+    step.tool_calls = list(calls)
+    earlier = repeated_results(run.steps, setup.config.max_repeats)
+    if earlier is not None and any(r.error == "repeated" for s in run.steps for r in s.results):
+        raise _Stop("loop_detected",
+                    "The model kept repeating the same tool calls after being told so.")
+    for call in step.tool_calls:
+        yield ToolStarted(step, call)
+    if earlier is not None:
+        step.results = [_repeat_warning(r) for r in earlier]
+    else:
+        step.results = yield Invoke(step.tool_calls)
+    for result in step.results:
+        yield ToolFinished(step, result)
+    observations = observation_message(step.results, run.task)
+    run.messages.append({"role": "user", "content": observations})
+    yield ObservationSent(step, observations)
+
+
+def _ask_best_effort(setup: Setup, run: RunResult) -> Generator[Request, Any, None]:
+    """With the steps used up, ask once more for a final answer only (prompts/final_answer.md).
+    The status stays ``max_steps``; a usable answer is kept with ``best_effort=True``."""
+    run.messages.append({"role": "user", "content": prompts.render("final_answer", task=run.task)})
+    step = Step(index=len(run.steps) + 1, best_effort=True)
+    try:
+        reply = yield from _ask(run, step, setup.schema)
+    except ModelError as exc:
+        run.error = f"{run.error} Asking for a best-effort answer failed: {exc}"
+        return
+    try:
+        parsed = _read(setup, run, step, reply)
+    except OutputParseError as exc:
+        yield ParseFailed(step, str(exc))
+        return
+    yield ReplyParsed(step, parsed)
+    if parsed.final_answer is not None:
+        run.final_answer, run.best_effort = parsed.final_answer, True
+        run.error = f"{run.error} The final answer is a best effort from what was observed."
+        yield FinalAnswer(step, parsed.final_answer, best_effort=True)
+    else:
+        run.error = f"{run.error} Asked for a final answer from what it had observed, " \
+            "the model asked for a tool instead (not run)."
+    step.tool_calls = []  # no tool runs after the budget
+
+
+def resumable(result: RunResult, system_prompt: str) -> tuple[list[Message], list[Step]]:
+    """The messages and steps to continue ``result`` from: the best-effort question and answer
+    are set aside, and a step whose tools were cut short (Ctrl-C) is dropped to be asked again."""
+    messages, steps = [dict(m) for m in result.messages], list(result.steps)
+    if steps and steps[-1].best_effort:
+        steps.pop()
+        ask = prompts.render("final_answer", task=result.task)
+        cut = max((i for i, m in enumerate(messages) if m["content"] == ask), default=len(messages))
+        del messages[cut:]
+    if messages and messages[-1]["role"] == "assistant":
+        messages.pop()
+        if steps:
+            steps.pop()
+    if messages and messages[0]["role"] == "system":
+        messages[0] = {"role": "system", "content": system_prompt}
+    return messages, steps
+
+
+def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | None:
+    """The earlier results of the last step's calls if the steps so far end in a loop: the same
+    calls ``max_repeats`` times in a row, or an A-B-A-B cycle. ``None`` otherwise."""
+    calls = [_signature(s) for s in steps if s.tool_calls]
+    if not calls or len(calls) < 2:
+        return None
+    last = calls[-1]
+    same_in_a_row = len(calls) >= max_repeats and all(c == last for c in calls[-max_repeats:])
+    cycle = len(calls) >= 4 and calls[-1] == calls[-3] and calls[-2] == calls[-4] != last
+    if not (same_in_a_row or cycle):
+        return None
+    previous = [s for s in steps if s.tool_calls and s.results and _signature(s) == last]
+    return previous[-1].results if previous else None
+
+
+def _signature(step: Step) -> tuple[tuple[str, str], ...]:
+    return tuple((c.name, json.dumps(c.args, sort_keys=True)) for c in step.tool_calls)
+
+
+def _repeat_warning(earlier: ToolResult) -> ToolResult:
+    text = prompts.render("repeated", call=earlier.call.name, observation=earlier.observation)
+    return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args)
+
+
+def observation_message(results: list[ToolResult], task: str) -> str:
+    """The user message carrying the observations of one step (numbered when several), with a
+    reminder of the task: small models lose track of a task that is far up the context."""
+    if len(results) == 1:
+        text = results[0].observation
+    else:
+        text = "\n".join(
+            f"[{i}] {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
+            for i, r in enumerate(results, 1)
+        )
+    return prompts.render("observation", observation=text, task=task)
