@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx2
 
-from react_agent import Agent, AgentConfig, Step
+from react_agent import Agent, AgentConfig, Reply, Step
 from react_agent.evaluation import first_turn, load_suite, score, toolbox_from_specs
 from react_agent.models import LlamaCppModel
 from react_agent.server import ServeConfig, create_app, running
@@ -43,7 +43,8 @@ def endpoint_calls(url: str, item: Any) -> tuple[Step, list[dict[str, Any]], int
     info = reply["react_agent"]
     calls = [{"name": c["function"]["name"], "args": json.loads(c["function"]["arguments"])}
              for c in message.get("tool_calls") or []]
-    step = Step(index=1, raw_output=message.get("content") or "", stage=info["stage"],
+    reply = Reply(None, [], None, info["stage"]) if info["stage"] else None
+    step = Step(index=1, raw_output=message.get("content") or "", reply=reply,
                 error=info["parse_error"])
     return step, calls, info["attempts"]
 

@@ -27,9 +27,19 @@ from .errors import (
     ToolDefinitionError,
 )
 from .models import ChatModel, ScriptedModel
-from .parser import Reply, parse_reply
+from .parser import parse_reply
 from .toolbox import Tool, Toolbox
-from .types import STATUSES, Message, ModelReply, RunResult, Status, Step, ToolCall, ToolResult
+from .types import (
+    STATUSES,
+    Message,
+    ModelReply,
+    Reply,
+    RunResult,
+    Status,
+    Step,
+    ToolCall,
+    ToolResult,
+)
 
 __version__ = "0.1.0"
 

@@ -24,8 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .parser import Reply
-from .types import RunResult, Step, ToolCall, ToolResult
+from .types import Reply, RunResult, Step, ToolCall, ToolResult
 
 
 @dataclass(frozen=True)

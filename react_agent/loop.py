@@ -38,9 +38,9 @@ from .events import (
 )
 from .invoker import argument_for_bare_value, call_example
 from .model_io import Query
-from .parser import Reply, parse_reply, strip_reasoning
+from .parser import parse_error, parse_reply, strip_reasoning
 from .toolbox import Toolbox
-from .types import Message, ModelReply, RunResult, Status, Step, ToolCall, ToolResult
+from .types import Message, ModelReply, Reply, RunResult, Status, Step, ToolCall, ToolResult
 
 
 @dataclass
@@ -73,6 +73,10 @@ class _Stop(Exception):
 
 
 Request = Event | Query | Invoke
+
+CUT_BY_TOKEN_LIMIT = "Your reply was cut off by the token limit (finish_reason \"length\") " \
+    "before it was complete: write a shorter reply."
+"""Put before the problem of an unusable reply that the backend cut at its token limit."""
 
 
 def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, None]:
@@ -137,15 +141,17 @@ def _read(setup: Setup, run: RunResult, step: Step, reply: ModelReply) -> Reply:
     try:
         parsed = parse_reply(reply.text, name_value=name_value)
     except OutputParseError as exc:
+        if reply.finish_reason == "length":  # the token limit cut the reply: say so
+            exc = parse_error(exc.kind, f"{CUT_BY_TOKEN_LIMIT} {exc.problem}", exc.position,
+                              exc.tool)
         step.error = exc.problem
-        raise
+        raise exc from None
     except Exception as exc:
         step.error = f"react-agent failed to read this reply ({type(exc).__name__}: {exc})"
         raise _Stop("internal_error", (
             f"{step.error}. This is a bug in react-agent, not in the model: please report it "
             f"with the reply (steps[{len(run.steps) - 1}].raw_output).")) from exc
-    step.thought, step.stage, step.repairs = parsed.thought, parsed.stage, [*parsed.repairs]
-    step.final_answer = parsed.final_answer
+    step.reply = parsed
     if parsed.source and run.messages and run.messages[-1]["role"] == "assistant":
         run.messages[-1] = {"role": "assistant", "content": parsed.source}
     return parsed

@@ -57,6 +57,7 @@ class ModelCall:
         self.step.raw_output = reply.text
         self.step.prompt_tokens = reply.prompt_tokens
         self.step.completion_tokens = reply.completion_tokens
+        self.step.finish_reason = reply.finish_reason
         return reply
 
     def timed(self) -> None:

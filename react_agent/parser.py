@@ -39,6 +39,7 @@ from typing import Any
 
 from . import prompts
 from .errors import OutputParseError
+from .types import Reply as Reply  # its import path stays react_agent.parser.Reply
 from .types import ToolCall
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
@@ -46,31 +47,6 @@ ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "i
 FINAL_KEYS = ("final_answer", "answer", "final", "response")
 WRAPPER_KEYS = ("tool_call", "function_call", "call")  # {"tool_call": <an action>}
 _CALL_KEYS = {*NAME_KEYS, *ARGS_KEYS, "thought", "id", "type"}
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What the parser found in one model reply.
-
-    Exactly one of ``tool_calls`` (non-empty, in the order given) and ``final_answer`` is set.
-
-    Attributes:
-        thought: the model's thought (from the JSON, else from a ``Thought:`` line), or ``None``.
-        tool_calls: the calls to run; several mean independent calls that may run concurrently.
-        final_answer: the answer text (always a string), or ``None``.
-        stage: ``"direct"``, ``"fenced"``, ``"fallback"`` or ``"repaired"``.
-        repairs: what was cleaned or repaired on the way, in words (e.g. ``"trailing commas"``).
-        source: the part of the reply the action was read from (the envelope as written, with
-            the ``Thought:`` line that supplied the thought); the agent keeps only this in the
-            history, not the prose or the invented steps around it.
-    """
-
-    thought: str | None
-    tool_calls: list[ToolCall]
-    final_answer: str | None
-    stage: str
-    repairs: tuple[str, ...] = ()
-    source: str = ""
 
 
 class _Shape(Exception):

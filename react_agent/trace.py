@@ -49,7 +49,7 @@ from .events import (
     ToolStarted,
 )
 from .loop import observation_message
-from .parser import Reply, strip_reasoning
+from .parser import strip_reasoning
 from .persist import read_json_lines
 from .types import Message, RunResult, Step, ToolResult
 
@@ -96,7 +96,8 @@ class TraceWriter:
                 "model_call", step=step.index, messages=self._sent[0],
                 message_chars=self._sent[1], raw_output=step.raw_output,
                 seconds=round(step.model_seconds, 6), prompt_tokens=step.prompt_tokens,
-                completion_tokens=step.completion_tokens, best_effort=step.best_effort, **parsed,
+                completion_tokens=step.completion_tokens, finish_reason=step.finish_reason,
+                best_effort=step.best_effort, **parsed,
             )
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())
@@ -216,12 +217,10 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
     yield RunStarted(result.task, system)
     for step in result.steps:
         yield ModelCallStarted(step.index)
-        if step.stage is None:
+        if step.reply is None:
             yield ParseFailed(step, step.error or "")
             continue
-        reply = Reply(step.thought, step.tool_calls, step.final_answer, step.stage,
-                      tuple(step.repairs))
-        yield ReplyParsed(step, reply)
+        yield ReplyParsed(step, step.reply)
         for call in step.tool_calls:
             yield ToolStarted(step, call)
         for tool_result in step.results:

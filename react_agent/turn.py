@@ -22,9 +22,9 @@ from .errors import ModelError, OutputParseError
 from .invoker import prepare
 from .models.base import ChatModel, Message, ModelReply
 from .openai_protocol import TurnPlan
-from .parser import Reply, parse_error, parse_reply, strip_reasoning
+from .parser import parse_error, parse_reply, strip_reasoning
 from .stream import FinalAnswerStream
-from .types import ToolResult
+from .types import Reply, ToolResult
 
 log = logging.getLogger(__name__)
 

@@ -105,6 +105,31 @@ class ToolResult:
         )
 
 
+@dataclass(frozen=True)
+class Reply:
+    """What the parser found in one model reply.
+
+    Exactly one of ``tool_calls`` (non-empty, in the order given) and ``final_answer`` is set.
+
+    Attributes:
+        thought: the model's thought (from the JSON, else from a ``Thought:`` line), or ``None``.
+        tool_calls: the calls to run; several mean independent calls that may run concurrently.
+        final_answer: the answer text (always a string), or ``None``.
+        stage: ``"direct"``, ``"fenced"``, ``"fallback"`` or ``"repaired"``.
+        repairs: what was cleaned or repaired on the way, in words (e.g. ``"trailing commas"``).
+        source: the part of the reply the action was read from (the envelope as written, with
+            the ``Thought:`` line that supplied the thought); the agent keeps only this in the
+            history, not the prose or the invented steps around it.
+    """
+
+    thought: str | None
+    tool_calls: list[ToolCall]
+    final_answer: str | None
+    stage: str
+    repairs: tuple[str, ...] = ()
+    source: str = ""
+
+
 @dataclass
 class Step:
     """One model call and what came of it.
@@ -112,32 +137,51 @@ class Step:
     Attributes:
         index: 1-based number of the model call in the run.
         raw_output: the model's reply exactly as returned.
-        thought: the parsed thought, or ``None``.
+        reply: the parsed :class:`Reply`, or ``None`` when the reply was unusable; the step's
+            ``thought``, ``final_answer``, ``stage`` and ``repairs`` are read from it.
         tool_calls: the calls the model asked for (empty for a final answer or a parse error).
         results: one :class:`ToolResult` per call, in the same order.
-        final_answer: the final answer given in this step, or ``None``.
-        stage: parser stage that succeeded (``direct``/``fenced``/``fallback``/``repaired``).
-        repairs: what the parser cleaned or repaired.
         error: the parse error (what was wrong) when the reply was unusable, else ``None``.
         model_seconds: wall time of the model call.
         prompt_tokens, completion_tokens: token usage reported by the model backend.
+        finish_reason: the backend's stop reason (``"length"``: the reply was cut by the token
+            limit), if known.
         best_effort: the extra model call made after ``max_steps`` ran out, asking only for a
             final answer.
     """
 
     index: int
     raw_output: str = ""
-    thought: str | None = None
+    reply: Reply | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
-    final_answer: str | None = None
-    stage: str | None = None
-    repairs: list[str] = field(default_factory=list)
     error: str | None = None
     model_seconds: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    finish_reason: str | None = None
     best_effort: bool = False
+
+    @property
+    def thought(self) -> str | None:
+        """The parsed thought, or ``None``."""
+        return self.reply.thought if self.reply else None
+
+    @property
+    def final_answer(self) -> str | None:
+        """The final answer given in this step, or ``None``."""
+        return self.reply.final_answer if self.reply else None
+
+    @property
+    def stage(self) -> str | None:
+        """The parser stage that succeeded (``direct``/``fenced``/``fallback``/``repaired``), or
+        ``None`` when the reply was unusable."""
+        return self.reply.stage if self.reply else None
+
+    @property
+    def repairs(self) -> list[str]:
+        """What the parser cleaned or repaired."""
+        return list(self.reply.repairs) if self.reply else []
 
     @property
     def observations(self) -> list[str]:
@@ -153,23 +197,26 @@ class Step:
             "stage": self.stage, "repairs": self.repairs, "error": self.error,
             "model_seconds": round(self.model_seconds, 6),
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "best_effort": self.best_effort,
+            "finish_reason": self.finish_reason, "best_effort": self.best_effort,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Step:
         """The inverse of :meth:`to_dict` (for saved runs, checkpoints and traces)."""
+        tool_calls = [ToolCall(c["name"], c.get("args") or {}) for c in data["tool_calls"]]
+        stage = data.get("stage")
+        reply = None if stage is None else Reply(
+            data.get("thought"), tool_calls, data.get("final_answer"), stage,
+            tuple(data.get("repairs") or ()),
+        )
         return cls(
-            index=data["index"], raw_output=data.get("raw_output", ""),
-            thought=data.get("thought"),
-            tool_calls=[ToolCall(c["name"], c.get("args") or {}) for c in data["tool_calls"]],
+            index=data["index"], raw_output=data.get("raw_output", ""), reply=reply,
+            tool_calls=tool_calls,
             results=[ToolResult.from_dict(r) for r in data.get("results", [])],
-            final_answer=data.get("final_answer"), stage=data.get("stage"),
-            repairs=list(data.get("repairs") or []), error=data.get("error"),
-            model_seconds=data.get("model_seconds") or 0.0,
+            error=data.get("error"), model_seconds=data.get("model_seconds") or 0.0,
             prompt_tokens=data.get("prompt_tokens"),
             completion_tokens=data.get("completion_tokens"),
-            best_effort=bool(data.get("best_effort")),
+            finish_reason=data.get("finish_reason"), best_effort=bool(data.get("best_effort")),
         )
 
 

@@ -42,7 +42,7 @@ from react_agent.events import (
     ToolStarted,
 )
 from react_agent.models import ScriptedModel
-from react_agent.models.base import Message
+from react_agent.models.base import Message, ModelReply
 
 TEMPERATURES = {"Paris": 18, "Rome": 24}
 BAD_REPLY = "I think the weather is nice."
@@ -1213,3 +1213,28 @@ def test_a_plain_react_action_input_goes_to_the_only_required_argument(
     assert model.calls[1][2] == assistant(
         "Thought: Double it.\nAction: calculate\nAction Input: (17 * 2)"
     )
+
+
+def test_a_reply_cut_by_the_token_limit_is_named_as_such_to_the_model_and_on_the_step(
+    toolbox: Toolbox,
+) -> None:
+    cut = act("get_weather", city="Paris")[:30]
+    model = ScriptedModel([ModelReply(cut, 40, 8, "length"), final("18 C")])
+    result = Agent(model, toolbox).run("Weather in Paris?")
+    assert result.status == "final_answer" and result.final_answer == "18 C"
+    first = result.steps[0]
+    assert first.finish_reason == "length" and first.reply is None
+    assert first.error is not None and "token limit" in first.error
+    assert "token limit" in model.calls[1][-1]["content"]
+    assert result.steps[1].finish_reason == "stop"
+    assert "token limit" not in (result.steps[1].error or "")
+
+
+def test_a_parsed_step_reads_its_thought_and_answer_from_the_reply(toolbox: Toolbox) -> None:
+    result = Agent(ScriptedModel([final("18 C", thought="I know it.")]), toolbox).run("Paris?")
+    step = result.steps[0]
+    assert step.reply is not None and step.reply.final_answer == "18 C"
+    assert (step.thought, step.final_answer, step.stage) == ("I know it.", "18 C", "direct")
+    again = RunResult.from_dict(json.loads(json.dumps(result.to_dict()))).steps[0]
+    assert again.reply is not None and again.reply.thought == "I know it."
+    assert (again.final_answer, again.stage) == ("18 C", "direct")

@@ -13,6 +13,7 @@ from react_agent import Agent, ConfigError, RunResult, Toolbox
 from react_agent.display import Printer
 from react_agent.models import ScriptedModel
 from react_agent.trace import TraceWriter, read_trace, replay_events
+from react_agent.types import ModelReply
 
 REPLIES = [
     json.dumps({"thought": "Weather first.", "action": {"name": "get_weather",
@@ -198,3 +199,13 @@ def test_max_steps_best_effort_is_traced(tmp_path: Path) -> None:
     [run] = read_trace(tmp_path / "t.jsonl")
     events = list(replay_events(run))
     assert events[-2].best_effort is True
+
+
+def test_a_reply_cut_by_the_token_limit_is_named_in_the_trace(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    cut = ModelReply('{"thought": "I look it up.", "action": {"name": "get_wea', 30, 9, "length")
+    traced_run(path, [cut, *REPLIES])
+    calls = [r for r in records(path) if r["type"] == "model_call"]
+    assert calls[0]["finish_reason"] == "length" and "token limit" in calls[0]["parse_error"]
+    assert calls[1]["finish_reason"] == "stop"
+    assert read_trace(path)[0].steps[0].finish_reason == "length"

@@ -10,14 +10,17 @@ from ..errors import ModelError
 from ..types import Message, ModelReply
 
 Responder = Callable[[Sequence[Message]], str]
+"""A function ``messages -> reply text``."""
 
 
 class ScriptedModel:
     """Replays ``replies`` in order, one per call.
 
-    Each item is either the reply text or a function ``messages -> text`` (to answer from what the
-    agent sent, or to raise :class:`ModelError` and simulate a failing server). Every call's
-    messages are kept in :attr:`calls` so tests can check what the model was shown.
+    Each item is the reply text, a function ``messages -> text`` (to answer from what the agent
+    sent, or to raise :class:`ModelError` and simulate a failing server), or a whole
+    :class:`ModelReply` returned as is (e.g. one cut by the token limit,
+    ``finish_reason="length"``). Every call's messages are kept in :attr:`calls` so tests can
+    check what the model was shown.
 
     Token usage is estimated as characters / 4 (there is no tokenizer).
 
@@ -30,8 +33,10 @@ class ScriptedModel:
     accepts_schema = True
     """The reply schema the agent sends is recorded in :attr:`schemas` (and not enforced)."""
 
-    def __init__(self, replies: Iterable[str | Responder], *, chunk_chars: int = 5) -> None:
-        self.replies: list[str | Responder] = list(replies)
+    def __init__(
+        self, replies: Iterable[str | Responder | ModelReply], *, chunk_chars: int = 5
+    ) -> None:
+        self.replies: list[str | Responder | ModelReply] = list(replies)
         self.calls: list[list[Message]] = []
         self.schemas: list[dict[str, Any] | None] = []
         self.chunk_chars = chunk_chars
@@ -50,6 +55,8 @@ class ScriptedModel:
                 cause="exhausted",
             )
         item = self.replies[index]
+        if isinstance(item, ModelReply):
+            return item
         text = item(messages) if callable(item) else item
         prompt_chars = sum(len(m["content"]) for m in messages)
         return ModelReply(text, prompt_chars // 4, len(text) // 4, "stop")
