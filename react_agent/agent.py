@@ -78,7 +78,9 @@ class Agent:
                 f"{getattr(model, 'name', type(model).__name__)} does not (use 'auto' or 'off')."
             )
         self.approver, self.callbacks = approver, list(callbacks)
-        self.system_prompt = prompts.render_system_prompt(self.toolbox, config.instructions)
+        self.system_prompt = prompts.render_system_prompt(
+            self.toolbox, config.instructions, config.system_prompt
+        )
 
     @functools.cached_property
     def reply_schema(self) -> dict[str, Any]:
@@ -230,7 +232,7 @@ class Agent:
             top_k=config.routing_top_k,
         )
         system = self.system_prompt if shown is self.toolbox else \
-            prompts.render_system_prompt(shown, config.instructions)
+            prompts.render_system_prompt(shown, config.instructions, config.system_prompt)
         schema = None if config.constrained == "off" else \
             self.reply_schema if shown is self.toolbox else reply_schema(shown)
         earlier = history[1:] if history and history[0]["role"] == "system" else history

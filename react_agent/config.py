@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from .constrain import CONSTRAINED_MODES
@@ -33,6 +34,11 @@ class AgentConfig:
     is told it is repeating itself; if it goes on, the run ends with ``loop_detected``."""
     instructions: str = ""
     """Extra instructions appended to the system prompt."""
+    system_prompt: str | os.PathLike[str] | None = None
+    """A system prompt template of your own instead of ``prompts/system.md``: a path to a file
+    (``pathlib.Path``) or the template text (a ``str``), with ``$tools`` where the tool
+    descriptions go and ``$instructions`` where ``instructions`` go (``$$`` for a dollar sign);
+    see :func:`react_agent.prompts.render_system_prompt`. ``None``: the built-in one."""
     constrained: str = "off"
     """Schema-constrained replies (:mod:`react_agent.constrain`): ``"auto"`` sends the reply
     schema to backends that accept one (falling back to plain prompting where the server rejects

@@ -1238,3 +1238,19 @@ def test_a_parsed_step_reads_its_thought_and_answer_from_the_reply(toolbox: Tool
     again = RunResult.from_dict(json.loads(json.dumps(result.to_dict()))).steps[0]
     assert again.reply is not None and again.reply.thought == "I know it."
     assert (again.final_answer, again.stage) == ("18 C", "direct")
+
+
+def test_the_users_own_system_prompt_template_is_what_the_model_is_sent(
+    toolbox: Toolbox, tmp_path: Any
+) -> None:
+    own = "You answer tersely.\n\nTools:\n$tools\n$instructions"
+    model = ScriptedModel([final("18 C")])
+    Agent(model, toolbox, system_prompt=own, instructions="Use metres.").run("Paris?")
+    sent = model.calls[0][0]["content"]
+    assert sent.startswith("You answer tersely.\n\nTools:\n") and "get_weather" in sent
+    assert "Use metres." in sent and sent != Agent(model, toolbox).system_prompt
+    path = tmp_path / "system.md"
+    path.write_text("From a file.\n$tools", encoding="utf-8")
+    assert Agent(model, toolbox, system_prompt=path).system_prompt.startswith("From a file.\n")
+    with pytest.raises(ConfigError, match=r"\$tools"):
+        Agent(model, toolbox, system_prompt="No tools here.")
