@@ -58,7 +58,7 @@ def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     """A tool's parameters schema without the parts grammar converters choke on (``default``,
     ``description``, ``title``, ``examples``); closed to unknown arguments unless the tool takes
     ``**kwargs``."""
-    schema = _strip(copy.deepcopy(parameters))
+    schema: dict[str, Any] = _strip(copy.deepcopy(parameters))
     schema.setdefault("additionalProperties", False)
     return schema
 

@@ -21,7 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from .toolbox import Tool, Toolbox
-from .types import ToolCall, ToolResult
+from .types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
 
 DEFAULT_MAX_OBSERVATION_CHARS = 8000
 """Observations longer than this (characters) are cut, with a marker saying how much was cut."""
@@ -358,7 +358,7 @@ def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> 
 
 
 _INTEGER = re.compile(r"[+-]?\d+")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = JSON_NUMBER
 
 
 def _coerce(value: Any, types: list[str]) -> Any:
@@ -395,19 +395,10 @@ def _types(spec: dict[str, Any]) -> list[str]:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    """The JSON Schema type of a JSON value (a whole float counts as an integer)."""
+    if isinstance(value, float) and value.is_integer():
         return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else "unknown"
+    return JSON_TYPES.get(type(value).__name__, "unknown")
 
 
 def _show(value: Any) -> str:
@@ -515,4 +506,4 @@ def _expected(error: Any) -> str:
         return "expected one of " + ", ".join(
             json.dumps(x, ensure_ascii=False) for x in error.validator_value
         )
-    return error.message
+    return str(error.message)

@@ -39,8 +39,8 @@ from typing import Any
 
 from . import prompts
 from .errors import OutputParseError
+from .types import JSON_NUMBER, ToolCall
 from .types import Reply as Reply  # its import path stays react_agent.parser.Reply
-from .types import ToolCall
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
@@ -820,8 +820,10 @@ def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
             return json.loads(raw, strict=False), (), ""
     except RecursionError:
         return _FAIL, (), "it is nested too deeply"
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         error = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+    except ValueError as exc:  # e.g. an integer too long to convert
+        error = str(exc)
     try:
         fixed, repairs = _repair(raw)
         return json.loads(fixed, strict=False), tuple(repairs), ""
@@ -830,7 +832,7 @@ def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = JSON_NUMBER
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
 _QUOTED_KEY_AHEAD = re.compile(r"""\s*["'“][^"'”\n]{0,64}["'”]\s*[:：]""")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,10 @@ JSON_TYPES: dict[str, str] = {
 }
 """JSON Schema type names by Python type name (``type(value).__name__``, or a type's name in a
 loosely written tool spec)."""
+
+JSON_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+"""A number as models write it (JSON's, plus a leading ``+``, ``.5`` and ``5.``): the one pattern
+the parser and the invoker share."""
 
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""

@@ -494,3 +494,10 @@ def test_every_two_level_shape_of_agent_keys_is_read_or_refused(outer: str) -> N
                           {"thought": "t", outer: {inner: leaf}}):
                 with contextlib.suppress(OutputParseError):
                     _check_reply(parse_reply(json.dumps(value)))
+
+
+def test_an_integer_too_long_for_python_is_a_parse_error_for_the_model_not_a_crash() -> None:
+    reply = '{"thought": "x", "action": {"name": "f", "args": {"n": ' + "9" * 5000 + "}}}"
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(reply)
+    assert "digits" in info.value.problem
