@@ -47,8 +47,6 @@ def test_seed003_umbrella_answer_takes_the_sunny_branch(umbrella_run) -> None:
     assert "带伞" not in answer.replace("不带伞", "").replace("不用带伞", "")
 
 
-@pytest.mark.xfail(strict=True, reason="known model limit: at temperature 0 the 1.5B model "
-                   "answers '天气不错，可以不带伞。' without repeating the weather (晴, 15-25℃)")
 def test_seed003_umbrella_answer_passes_every_scenario_check(umbrella_run) -> None:
     assert check_run(umbrella_run, spec("seed003-umbrella-beijing")) == []
 
