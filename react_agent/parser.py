@@ -339,7 +339,7 @@ def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
         close = body.lower().find(_THINK_CLOSE)
         text = body[7:] if close == -1 else body[close + len(_THINK_CLOSE):]
         repairs.append("removed <think> reasoning")
-    else:
+    elif "<" in text and "</" in text:  # (cheap tests before the regex: ~10 ms per MB)
         orphan = _ORPHAN_CLOSE.search(text)
         if orphan:
             text = text[orphan.end():]
@@ -613,7 +613,9 @@ def _finish(reply: Reply, body: str, start: int, end: int) -> Reply:
         if m is not None:
             thought, source_start = m.group(1).strip(), m.start()
     reply = dataclasses.replace(reply, thought=thought, source=body[source_start:end])
-    if body.find("\\u", start, end) != -1 or body.find("\\U", start, end) != -1:
+    if body.find("\\", start, end) != -1 and (  # an escape \\udXXX (or \\U in Python style)
+        body.find("\\u", start, end) != -1 or body.find("\\U", start, end) != -1
+    ):
         reply = _without_lone_surrogates(reply)
     return reply
 
@@ -803,8 +805,13 @@ _FAIL: Any = object()
 _RAW_PATH_AHEAD = re.compile(r"""["'][A-Z]:\\(?:[bfnrt0-7av]|x[01]|u00[01])""")
 
 
+def _has_raw_path(text: str) -> bool:
+    # (most text has no backslash at all: that test costs next to nothing)
+    return "\\" in text and ":\\" in text and _RAW_PATH_AHEAD.search(text) is not None
+
+
 def _loads(text: str) -> Any:
-    if _RAW_PATH_AHEAD.search(text):
+    if _has_raw_path(text):
         return _FAIL
     try:
         return json.loads(text, strict=False)
@@ -816,7 +823,7 @@ def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
     """Load ``raw`` as JSON, else repair its dialect and load it -> (value, repairs, error)."""
     error = "a Windows path with raw backslashes"
     try:
-        if not _RAW_PATH_AHEAD.search(raw):
+        if not _has_raw_path(raw):
             return json.loads(raw, strict=False), (), ""
     except RecursionError:
         return _FAIL, (), "it is nested too deeply"
@@ -1439,7 +1446,7 @@ def _read_action(action: dict[str, Any], reading: _Reading) -> tuple[ToolCall | 
             "(the answer must wait for the observation).",
         )
     if finals:
-        answers = {json.dumps(action[k], sort_keys=True) for k in finals}
+        answers = {json.dumps(action[k], sort_keys=True) for k in finals} if finals[1:] else ()
         if len(answers) > 1:
             raise _Shape("ambiguous", f"Its action holds several different answers ({finals}).")
         if finals[0] != "final_answer":
