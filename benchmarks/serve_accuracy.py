@@ -4,6 +4,7 @@ the same model, scored by the same checker (:func:`react_agent.evaluation.score`
     python benchmarks/serve_accuracy.py                         # all 50 items, embedded model
     python benchmarks/serve_accuracy.py --category single --limit 4
     python benchmarks/serve_accuracy.py --skip 4                # all but the first 4 per category
+    python benchmarks/serve_accuracy.py --only none-07 --separate
     python benchmarks/serve_accuracy.py --retries 0             # no internal retries
 
 For each item the library scores the model's first reply (``react-agent eval``'s settings: no
@@ -13,6 +14,11 @@ is scored the same way. With ``--retries 0`` the endpoint sends the model exactl
 messages, so the two must agree item by item; with the server's default (3) an unusable reply is
 asked again, which can only add right answers. Prints accuracy per category for both, the items
 where they differ, and seconds per item.
+
+By default one model serves both, so the endpoint's call finds the library's prompt in llama.cpp's
+cache: faster, but a prompt taken from the cache is not computed in the same batches as a fresh
+one, and at temperature 0 a near-tie can then go the other way. ``--separate`` gives the endpoint
+its own model instance, which sees the same sequence of prompts as the library's.
 """
 
 from __future__ import annotations
@@ -59,8 +65,13 @@ def main() -> None:
     parser.add_argument("--retries", type=int, default=ServeConfig.max_parse_retries,
                         help="the endpoint's max_parse_retries (default: the server's, 3)")
     parser.add_argument("--gguf", help="another GGUF file instead of the embedded model")
+    parser.add_argument("--only", help="only these item ids (comma-separated)")
+    parser.add_argument("--separate", action="store_true",
+                        help="a second model instance for the endpoint (no shared prompt cache)")
     args = parser.parse_args()
-    items = [i for i in load_suite(args.suite) if args.category in (None, i.category)]
+    only = set(args.only.split(",")) if args.only else None
+    items = [i for i in load_suite(args.suite) if args.category in (None, i.category)
+             and (only is None or i.id in only)]
     seen: Counter[str] = Counter()
     for item in list(items):
         seen[item.category] += 1
@@ -68,9 +79,13 @@ def main() -> None:
             items.remove(item)
     model = LlamaCppModel(args.gguf)
     model.load()
+    served = model
+    if args.separate:
+        served = LlamaCppModel(args.gguf)
+        served.load()
     config = AgentConfig(max_steps=1, max_parse_retries=0, best_effort_answer=False)
     rows = []
-    with running(create_app(model, ServeConfig(max_parse_retries=args.retries))) as url:
+    with running(create_app(served, ServeConfig(max_parse_retries=args.retries))) as url:
         for number, item in enumerate(items, 1):
             toolbox = toolbox_from_specs(item.tools)
             started = time.perf_counter()
@@ -98,9 +113,9 @@ def main() -> None:
             print(f"  differs: {r['id']} library {r['library']} endpoint {r['endpoint']} "
                   f"({r['reason']}, {r['attempts']} attempts)")
     n = len(rows) or 1
+    cache = "its own model" if args.separate else "the library's prompt cached"
     print(f"seconds per item: library {sum(r['library_s'] for r in rows) / n:.1f}, endpoint "
-          f"{sum(r['endpoint_s'] for r in rows) / n:.1f} (its prompt is the library's, so "
-          "llama.cpp reuses the cached prompt)")
+          f"{sum(r['endpoint_s'] for r in rows) / n:.1f} ({cache})")
 
 
 if __name__ == "__main__":
