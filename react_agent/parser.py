@@ -27,18 +27,28 @@ those of the shared parser catalogue (``tests/data/parser_cases.jsonl``, our own
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import functools
 import json
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import prompts
 from .errors import OutputParseError
+from .scan import (
+    KEY_AHEAD,
+    STRING_BODY,
+    VALUE_START,
+    Scan,
+    could_be_envelope,
+    inside_unclosed_structure,
+    opens_structure,
+    prev_significant,
+    scan_text,
+    string_end,
+)
 from .types import JSON_NUMBER, ToolCall
 from .types import Reply as Reply  # its import path stays react_agent.parser.Reply
 
@@ -147,7 +157,7 @@ class _Candidate:
 
 @dataclass
 class _Found:
-    scan: _Scan
+    scan: Scan
     candidates: list[_Candidate] = field(default_factory=list)
     pending: _Shape | None = None  # an envelope with a thought and no action
     failure: tuple[int, str] | None = None  # the first value that is not valid JSON, and why
@@ -155,15 +165,15 @@ class _Found:
 
 
 def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _Found:
-    scan = _scan(body, string_aware=True)
+    scan = scan_text(body, string_aware=True)
     found = _Found(scan)
     seen: set[tuple[int, int]] = set()
-    truncated = _inside_unclosed_structure(body, scan)
+    truncated = inside_unclosed_structure(body, scan)
     for current in (scan, None):
-        current = current or _scan(body, string_aware=False)
-        in_current = truncated if current is scan else _inside_unclosed_structure(body, current)
+        current = current or scan_text(body, string_aware=False)
+        in_current = truncated if current is scan else inside_unclosed_structure(body, current)
         for start, end in current.spans:
-            if (start, end) in seen or not _could_be_envelope(body, start, end):
+            if (start, end) in seen or not could_be_envelope(body, start, end):
                 continue
             if any(start in sc.nested and inside(sc.nested[start])
                    for sc, inside in ((current, in_current), (scan, truncated))):
@@ -492,10 +502,10 @@ def _fence_language(text: str, start: int) -> str | None:
     return m.group(2) if m else None
 
 
-def _cut_envelope_after(body: str, scan: _Scan, after: int) -> _Candidate | None:
+def _cut_envelope_after(body: str, scan: Scan, after: int) -> _Candidate | None:
     """A JSON value that starts after ``after`` and was cut off (another action begun)."""
     for start, count in scan.unclosed:
-        if start >= after and _opens_structure(body, start + count - 1):
+        if start >= after and opens_structure(body, start + count - 1):
             return _Candidate(start, len(body))
     return None
 
@@ -642,157 +652,6 @@ def _without_lone_surrogates(reply: Reply) -> Reply:
     return dataclasses.replace(fixed, repairs=(*reply.repairs, "half surrogate pairs -> U+FFFD"))
 
 
-# -- the scan ----------------------------------------------------------------------------------
-@dataclass
-class _Scan:
-    spans: list[tuple[int, int]]  # outermost matched {...} / [...] values, in order
-    nested: dict[int, int]  # span start -> the unclosed opener it sits in (innermost)
-    last_unclosed: int | None  # the innermost opener never closed
-    in_string_at: int | None  # the text ended inside the string that starts here
-    unclosed: list[tuple[int, int]]  # the openers never closed: (first position, run length)
-
-
-_MATCHING = {"}": "{", "]": "["}
-# The next bracket (or quote) worth a look. A pair with no bracket, quote or colon inside
-# ({city}, [1]) can hold no envelope and no string: on Python >= 3.11 the regex engine skips
-# such pairs itself (possessive quantifiers: no backtracking), so prose full of placeholders
-# costs one C-level pass instead of a Python step per placeholder.
-if sys.version_info >= (3, 11):
-    _PLAIN = r"""[^{}\[\]"'“:：]*+"""
-    _PAIRS = rf"\{{{_PLAIN}\}}|\[{_PLAIN}\]"
-    _NEXT_BRACKET = re.compile(rf"(?:[^{{}}\[\]]++|{_PAIRS})*+([{{}}\[\]])")
-    _NEXT_BRACKET_OR_QUOTE = re.compile(rf"""(?:[^{{}}\[\]"'“]++|{_PAIRS})*+([{{}}\[\]"'“])""")
-else:  # pragma: no cover - Python 3.10 has no possessive quantifiers: visit every bracket
-    _NEXT_BRACKET = re.compile(r"[^{}\[\]]*([{}\[\]])")
-    _NEXT_BRACKET_OR_QUOTE = re.compile(r"""[^{}\[\]"'“]*([{}\[\]"'“])""")
-_RUN_OF = {c: re.compile(re.escape(c) + "+") for c in "{}[]"}
-_VALUE_START = frozenset("{[(,:，：")  # after these, a quote opens a JSON string
-_STRING_FOLLOW = frozenset(",:}])，：/#")  # a closing quote is followed by one of these (or end)
-
-
-def _scan(text: str, *, string_aware: bool) -> _Scan:
-    """One pass over ``text`` matching brackets; strings are skipped only at JSON positions.
-
-    Runs of one bracket are handled as a unit (the stack holds ``[start, count, char]`` runs),
-    so thousands of unmatched braces cost about as much as one.
-    """
-    stack: list[list[Any]] = []  # [first position, how many, bracket] of contiguous openers
-    spans: list[tuple[int, int]] = []
-    nested: dict[int, int] = {}
-    pos = 0
-    while True:
-        pattern = _NEXT_BRACKET_OR_QUOTE if (stack and string_aware) else _NEXT_BRACKET
-        m = pattern.match(text, pos)
-        if m is None:
-            break
-        i, c = m.start(1), m.group(1)
-        pos = i + 1
-        if c in _RUN_OF:
-            pos = _RUN_OF[c].match(text, i).end()  # type: ignore[union-attr]
-        if c in "{[":
-            stack.append([i, pos - i, c])
-        elif c in "}]":
-            while stack and i < pos and stack[-1][2] == _MATCHING[c]:
-                entry = stack[-1]
-                taken = min(pos - i, entry[1])
-                entry[1] -= taken
-                opened = entry[0] + entry[1]  # the outermost opener these closers match
-                if not entry[1]:
-                    stack.pop()
-                i += taken
-                while spans and spans[-1][0] > opened:
-                    spans.pop()
-                spans.append((opened, i))
-                if stack:
-                    nested[opened] = stack[-1][0] + stack[-1][1] - 1
-        elif _prev_significant(text, i) in _VALUE_START:
-            end = _string_end(text, i)
-            if end is None:
-                return _Scan(spans, nested, _innermost(stack), i, [(e[0], e[1]) for e in stack])
-            pos = end
-    return _Scan(spans, nested, _innermost(stack), None, [(e[0], e[1]) for e in stack])
-
-
-def _innermost(stack: list[list[Any]]) -> int | None:
-    return stack[-1][0] + stack[-1][1] - 1 if stack else None
-
-
-def _prev_significant(text: str, i: int) -> str:
-    j = i - 1
-    while j >= 0 and text[j].isspace():
-        j -= 1
-    return text[j] if j >= 0 else ""
-
-
-def _next_significant(text: str, i: int, end: int) -> str:
-    while i < end and text[i].isspace():
-        i += 1
-    return text[i] if i < end else ""
-
-
-_STRING_BODY = {
-    '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*)*(?="|$)', re.DOTALL),
-    "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*(?='|$)", re.DOTALL),
-    "“": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
-    "”": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
-}
-
-
-def _string_end(text: str, start: int, end: int | None = None) -> int | None:
-    """Index just past the string opened at ``start``, or ``None`` if it never closes.
-
-    A quote closes the string only when the next significant character can follow a JSON
-    string (``, : } ]``, a comment, or the end), so unescaped inner quotes and apostrophes
-    stay content.
-    """
-    end = len(text) if end is None else end
-    body = _STRING_BODY[text[start]]
-    pos = start + 1
-    while True:
-        m = body.match(text, pos, end)
-        close = m.end() if m else pos
-        if close >= end:
-            return None
-        follow = _next_significant(text, close + 1, end)
-        if follow == "" or follow in _STRING_FOLLOW:
-            return close + 1
-        pos = close + 1
-
-
-_KEY_AHEAD = re.compile(r"""\s*(?:["'“][^"'”\n]{1,64}["'”]|[A-Za-z_]\w*)\s*[:：]""")
-
-
-def _inside_unclosed_structure(text: str, scan: _Scan) -> Callable[[int], bool]:
-    """A test for spans nested in the unclosed opener at a position: True when that opener, or
-    any unclosed opener around it, starts JSON. Prefix flags and a binary search keep it
-    O(log n) per span however deep the unclosed nesting."""
-    starts = [start for start, _ in scan.unclosed]
-    flags: list[bool] = []
-    for start, count in scan.unclosed:
-        flags.append(bool(flags and flags[-1]) or _opens_structure(text, start + count - 1))
-
-    def inside(opener: int) -> bool:
-        k = bisect.bisect_right(starts, opener) - 1
-        return k >= 0 and flags[k]
-
-    return inside
-
-
-def _opens_structure(text: str, opener: int) -> bool:
-    """True if the opener at ``opener`` starts JSON (a key follows ``{``, a value ``[``), as
-    opposed to a stray brace in prose."""
-    if text[opener] == "[":
-        return _next_significant(text, opener + 1, len(text)) in ("{", "[", '"', "'")
-    return _KEY_AHEAD.match(text, opener + 1) is not None
-
-
-def _could_be_envelope(text: str, start: int, end: int) -> bool:
-    """Cheap filter: an object needs a ':' and an array needs an object inside."""
-    if text[start] == "[":
-        return text.find("{", start + 1, end) != -1
-    return text.find(":", start, end) != -1 or text.find("：", start, end) != -1
-
-
 # -- loading and repairing one candidate -------------------------------------------------------
 _FAIL: Any = object()
 
@@ -902,7 +761,7 @@ def _repair(raw: str) -> tuple[str, list[str]]:
             last, i = "colon", i + 1
             continue
         if last == "value":  # two values with nothing between: a missing comma
-            if not stack or (stack[-1] == "{" and not _KEY_AHEAD.match(raw, i)):
+            if not stack or (stack[-1] == "{" and not KEY_AHEAD.match(raw, i)):
                 raise ValueError("text after a value")
             out.append(",")
             comma, last = len(out) - 1, "comma"
@@ -970,8 +829,8 @@ def _read_key(raw: str, i: int, out: list[str | tuple[str, str]], repairs: dict[
     """Read the key at ``i`` into ``out``; the index after it. A quoted key ends at its first
     closing quote; a bare identifier is a key too (JSON5)."""
     c = raw[i]
-    if c in _STRING_BODY:
-        m = _STRING_BODY[c].match(raw, i + 1)
+    if c in STRING_BODY:
+        m = STRING_BODY[c].match(raw, i + 1)
         close = m.end() if m else i + 1
         if close >= len(raw):
             raise ValueError("unclosed key")
@@ -995,7 +854,7 @@ def _value_string_end(raw: str, start: int, container: str) -> int:
     Raises:
         ValueError: unclosed, or ambiguous.
     """
-    body, n, pos = _STRING_BODY[raw[start]], len(raw), start + 1
+    body, n, pos = STRING_BODY[raw[start]], len(raw), start + 1
     while True:
         m = body.match(raw, pos)
         close = m.end() if m else pos
@@ -1074,8 +933,8 @@ def _undouble_braces(raw: str, repairs: dict[str, None]) -> str:
             if len(token) % 2:
                 return raw
             out.append(token[: len(token) // 2])
-        elif _prev_significant(raw, m.start()) in _VALUE_START:
-            end = _string_end(raw, m.start())
+        elif prev_significant(raw, m.start()) in VALUE_START:
+            end = string_end(raw, m.start())
             if end is None:
                 return raw
             out.append(raw[m.start():end])
@@ -1225,7 +1084,7 @@ def _close_truncated(
 ) -> Reply | None:
     """Supply a missing final ``}`` for the outermost object at ``start``, if that alone
     completes an envelope whose action is whole."""
-    if text[start] != "{" or _prev_significant(text, start) in _VALUE_START:
+    if text[start] != "{" or prev_significant(text, start) in VALUE_START:
         return None  # nested in another unclosed value: more than one bracket is missing
     value, fixes, _ = _load_or_repair(text[start:] + "}")
     if not isinstance(value, dict) or "action" not in value:
