@@ -31,11 +31,34 @@ import dataclasses
 import functools
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import prompts
+from .envelope import (
+    ARGS_KEYS as ARGS_KEYS,
+)
+from .envelope import (
+    FINAL_KEYS as FINAL_KEYS,
+)
+from .envelope import (
+    NAME_KEYS as NAME_KEYS,
+)
+from .envelope import (
+    WRAPPER_KEYS as WRAPPER_KEYS,
+)
+from .envelope import (
+    Reading,
+    Shape,
+    bare_value,
+    checked_args,
+    interpret,
+    quoted,
+    show_value,
+)
+from .envelope import (
+    ValueNamer as ValueNamer,
+)
 from .errors import OutputParseError
 from .repair import FAIL, load_json, load_or_repair
 from .scan import (
@@ -49,21 +72,6 @@ from .scan import (
 )
 from .types import Reply as Reply  # its import path stays react_agent.parser.Reply
 from .types import ToolCall
-
-NAME_KEYS = ("name", "tool", "tool_name", "function")
-ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
-FINAL_KEYS = ("final_answer", "answer", "final", "response")
-WRAPPER_KEYS = ("tool_call", "function_call", "call")  # {"tool_call": <an action>}
-_CALL_KEYS = {*NAME_KEYS, *ARGS_KEYS, "thought", "id", "type"}
-
-
-class _Shape(Exception):
-    """An envelope that is there but unusable (conflicting or malformed action); ``tool`` is
-    the tool it names, if any."""
-
-    def __init__(self, kind: str, problem: str, tool: str | None = None):
-        super().__init__(problem)
-        self.kind, self.problem, self.tool = kind, problem, tool
 
 
 def parse_error(
@@ -111,12 +119,12 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
 
 def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> Reply:
     # Stage 1: the whole reply is one JSON value.
-    pending: _Shape | None = None
+    pending: Shape | None = None
     value = load_json(body)
     if value is not FAIL:
         try:
-            reply = _interpret(value, "direct", repairs, namer)
-        except _Shape as shape:
+            reply = interpret(value, "direct", repairs, namer)
+        except Shape as shape:
             if shape.kind != "no_action":
                 raise parse_error(shape.kind, shape.problem, tool=shape.tool) from None
             pending = shape
@@ -148,7 +156,7 @@ class _Candidate:
     start: int
     end: int
     reply: Reply | None = None  # a usable action
-    shape: _Shape | None = None  # an action that is there but malformed
+    shape: Shape | None = None  # an action that is there but malformed
     rank: int = 2  # 2: fenced or on its own; 1: beside prose; 0: never an action
     never: tuple[str, str] = ("", "")  # for rank 0: (error kind, why it is never the action)
 
@@ -157,7 +165,7 @@ class _Candidate:
 class _Found:
     scan: Scan
     candidates: list[_Candidate] = field(default_factory=list)
-    pending: _Shape | None = None  # an envelope with a thought and no action
+    pending: Shape | None = None  # an envelope with a thought and no action
     failure: tuple[int, str] | None = None  # the first value that is not valid JSON, and why
     unknown: int | None = None  # the first valid JSON value that is not an action
 
@@ -187,8 +195,8 @@ def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _
             stage = "repaired" if fixes else ("fallback" if fence is None else "fenced")
             rank, never = _placement(body, start, end, value, fence)
             try:
-                reply = _interpret(value, stage, (*repairs, *fixes), namer)
-            except _Shape as shape:
+                reply = interpret(value, stage, (*repairs, *fixes), namer)
+            except Shape as shape:
                 if shape.kind == "no_action":
                     found.pending = found.pending or shape
                 else:
@@ -266,7 +274,7 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         return parse_error(
             "truncated",
             f"It was cut off (the reply ended inside the string that starts at character {pos}: "
-            f"{_quote(body[pos:pos + 40])}...); nothing of a cut reply is used. Send a shorter "
+            f"{quoted(body[pos:pos + 40])}...); nothing of a cut reply is used. Send a shorter "
             "reply: a short thought, and the action.",
             pos,
         )
@@ -275,7 +283,7 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         return parse_error(
             "truncated",
             f"It was cut off (the reply ended before the JSON object that starts at character "
-            f"{pos} was closed: {_quote(body[pos:pos + 40])}...); nothing of a cut reply is "
+            f"{pos} was closed: {quoted(body[pos:pos + 40])}...); nothing of a cut reply is "
             "used. Send a shorter reply: a short thought, and the action.",
             pos,
         )
@@ -289,7 +297,7 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         pos, error = found.failure
         return parse_error(
             "invalid_json",
-            f"The JSON object at character {pos} ({_quote(body[pos:pos + 40])}...) is not "
+            f"The JSON object at character {pos} ({quoted(body[pos:pos + 40])}...) is not "
             f"valid JSON: {error}.",
             pos,
         )
@@ -304,11 +312,11 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         pos = found.unknown
         return parse_error(
             "unknown_shape",
-            f"Its JSON {_quote(body[pos:pos + 60])} is not an action: it has no "
+            f"Its JSON {quoted(body[pos:pos + 60])} is not an action: it has no "
             '"action" (a tool call with "name" and "args", or a "final_answer").',
             pos,
         )
-    return parse_error("no_json", f"It held no JSON object: {_quote(body[:60])}.")
+    return parse_error("no_json", f"It held no JSON object: {quoted(body[:60])}.")
 
 
 def strip_reasoning(text: str) -> str:
@@ -328,7 +336,6 @@ _ACTION_INPUT = re.compile(  # on its own line or on the Action line
     r"(?:^|(?<=[ \t]))[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE
 )
 _FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
-_TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _ORPHAN_CLOSE = re.compile(r"^[ \t]*</think>", re.MULTILINE | re.IGNORECASE)
 
 
@@ -380,10 +387,10 @@ def _react_text(
         if not isinstance(value, dict):
             return None
         end = span[1] + (1 if action.group(2) and text[span[1]:span[1] + 1] == ")" else 0)
-        reading = _Reading([*repairs, "read ReAct text", *fixes])
+        reading = Reading([*repairs, "read ReAct text", *fixes])
         try:
-            call = ToolCall(name, _checked_args(value, name))
-        except _Shape as shape:
+            call = ToolCall(name, checked_args(value, name))
+        except Shape as shape:
             return _Candidate(action.start(), end, None, shape)
         reply = Reply(None, [call], None, "fallback", tuple(reading.fixes))
         return _candidate(reply, action.start(), end)
@@ -410,14 +417,14 @@ def _react_plain_input(
     value = load_json(written)
     if value is FAIL or isinstance(value, dict):
         value = written
-    reading = _Reading([*repairs, "read ReAct text"], namer)
+    reading = Reading([*repairs, "read ReAct text"], namer)
     problem = (
-        f"Its Action Input for {name} was {_show(value)}, not a JSON object; write the "
+        f"Its Action Input for {name} was {show_value(value)}, not a JSON object; write the "
         'arguments by name: Action Input: {"<argument>": <value>}.'
     )
     try:
-        args = _bare_value(name, value, problem, reading)
-    except _Shape as shape:
+        args = bare_value(name, value, problem, reading)
+    except Shape as shape:
         return _Candidate(start, line_end, None, shape)
     return _candidate(Reply(None, [ToolCall(name, args)], None, "fallback", tuple(reading.fixes)),
                       start, line_end)
@@ -576,8 +583,8 @@ def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
         head, colon, rest = line.partition(":")
         value = load_json(rest.strip()) if colon and head.strip() == "Assistant" else FAIL
         try:
-            reply = None if value is FAIL else _interpret(value, "direct", ())
-        except _Shape:
+            reply = None if value is FAIL else interpret(value, "direct", ())
+        except Shape:
             reply = None
         if reply is not None and reply.final_answer is not None:
             answers.add(reply.final_answer)
@@ -607,8 +614,8 @@ def _describe(candidate: _Candidate) -> str:
         what = "an unusable action" if candidate.shape else "another action that was cut off"
         return f"{what} {where}"
     if reply.final_answer is not None:
-        return f"the final answer {_quote(reply.final_answer[:50])} {where}"
-    calls = ", ".join(f"{c.name} {_show(c.args)}" for c in reply.tool_calls)
+        return f"the final answer {quoted(reply.final_answer[:50])} {where}"
+    calls = ", ".join(f"{c.name} {show_value(c.args)}" for c in reply.tool_calls)
     return f"{calls} {where}"
 
 
@@ -661,367 +668,12 @@ def _close_truncated(
     if not isinstance(value, dict) or "action" not in value:
         return None
     try:
-        reply = _interpret(value, "repaired", (*repairs, *fixes, "added the missing final }"),
+        reply = interpret(value, "repaired", (*repairs, *fixes, "added the missing final }"),
                            namer)
-    except _Shape:
+    except Shape:
         return None
     if reply is None or _never_an_action(reply):
         return None
     return _finish(reply, text + "}", start, len(text) + 1)
 
 
-# -- interpreting a JSON value -----------------------------------------------------------------
-ValueNamer = Callable[[str, Any], "str | None"]
-"""``namer(tool, value) -> argument name or None``: the name to give a value the model wrote for
-``tool`` without an argument name (the agent passes one that knows the toolbox)."""
-
-_MAX_ARGS_DEPTH = 64  # deeper args are refused: nothing real nests so deep, and they break
-# every recursive consumer (JSON encoders, schema validators) further down the loop
-@dataclass
-class _Reading:
-    """What reading one JSON value collects: the repairs made, and the agent's namer."""
-
-    fixes: list[str]
-    namer: ValueNamer | None = None
-
-
-def _interpret(
-    value: Any, stage: str, repairs: tuple[str, ...], namer: ValueNamer | None = None
-) -> Reply | None:
-    """Turn a JSON value into a Reply; ``None`` if it is not an envelope at all.
-
-    Every JSON value is accepted: odd shapes are ``None`` or a :class:`_Shape`, never another
-    exception.
-
-    Raises:
-        _Shape: an envelope whose action is missing, contradictory or malformed.
-    """
-    reading = _Reading(list(repairs), namer)
-    if isinstance(value, list):
-        calls = _read_list(value, reading, top=True)
-        return None if calls is None else Reply(None, calls, None, stage, tuple(reading.fixes))
-    if not isinstance(value, dict):
-        return None
-    read = _read_envelope(value, reading)
-    if read is None:
-        return None
-    calls, final = read
-    return Reply(_thought_of(value), calls, final, stage, tuple(reading.fixes))
-
-
-def _thought_of(value: dict[str, Any]) -> str | None:
-    thought = value.get("thought")
-    return (thought.strip() or None) if isinstance(thought, str) else None
-
-
-def _read_envelope(
-    value: dict[str, Any], reading: _Reading
-) -> tuple[list[ToolCall], str | None] | None:
-    """An object -> (calls, final answer); ``None`` if it is not an envelope or an action."""
-    wrapped = _wrapped(value)
-    if wrapped is not None:  # {"tool_call": {...}}, maybe with a thought beside it
-        key, inner = wrapped
-        reading.fixes.append(f"read the action inside {key!r}")
-        if "action" in inner or "tool_calls" in inner:
-            return _read_envelope(inner, reading) if _wrapped(inner) is None else None
-        return _read_action_value(inner, reading)
-    if isinstance(value.get("tool_calls"), list) and "action" not in value:
-        if not value["tool_calls"]:
-            raise _Shape("no_action", "Its tool_calls list was empty.")
-        return [_read_call(item, reading) for item in value["tool_calls"]], None
-    if "action" in value:
-        action = value["action"]
-        if action in (None, "", {}, []) and any(k in value for k in FINAL_KEYS):
-            reading.fixes.append("read the final answer beside an empty action")
-            return _one_action({k: value[k] for k in FINAL_KEYS if k in value}, reading)
-        if isinstance(action, str):  # LangChain: {"action": "tool" | "Final Answer", ...}
-            action = _langchain_action(value, action, reading)
-        return _read_action_value(action, reading)
-    keys = set(value)
-    if any(k in value for k in NAME_KEYS):
-        return _one_action(value, reading) if keys <= _CALL_KEYS else None
-    if "final_answer" in value or (
-        any(k in value for k in FINAL_KEYS) and keys <= {"thought", *FINAL_KEYS}
-    ):
-        return _one_action(value, reading)
-    if _thought_of(value) is not None:
-        raise _Shape(
-            "no_action",
-            'It had a "thought" but no "action"; every reply needs an action: a tool call or '
-            "the final answer.",
-        )
-    return None
-
-
-def _read_action_value(action: Any, reading: _Reading) -> tuple[list[ToolCall], str | None]:
-    """The value of an ``action`` (or of a wrapper key) -> (calls, final answer)."""
-    action = _unwrap_action(action, reading)
-    if isinstance(action, list):
-        return _read_list(action, reading, top=False) or [], None
-    if not isinstance(action, dict):
-        raise _Shape(
-            "no_action",
-            'Its "action" must be an object like {"name": ..., "args": {...}} or '
-            '{"final_answer": ...}.',
-        )
-    return _one_action(action, reading)
-
-
-def _wrapped(value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """``(key, inner)`` for ``{"tool_call": {...}}`` (a thought may stand beside it)."""
-    keys = [k for k in value if k != "thought"]
-    if len(keys) == 1 and keys[0] in WRAPPER_KEYS and isinstance(value[keys[0]], dict):
-        return keys[0], value[keys[0]]
-    return None
-
-
-def _unwrap_action(action: Any, reading: _Reading) -> Any:
-    """The action inside ``{"action": {...}}`` or a wrapper key (``{"tool_call": {...}}``), and
-    LangChain's ``{"action": "tool", "action_input": ...}`` as an action object."""
-    for _ in range(_MAX_ARGS_DEPTH):
-        if not isinstance(action, dict):
-            return action
-        if isinstance(action.get("action"), str) and set(action) <= {"action", "action_input"}:
-            return _langchain_action(action, action["action"], reading)
-        if len(action) == 1:
-            (key, inner), = action.items()
-            if key in ("action", *WRAPPER_KEYS) and isinstance(inner, (dict, list)):
-                reading.fixes.append(f"read the action inside {key!r}")
-                action = inner
-                continue
-        return action
-    raise _Shape("too_deep", "Its action was wrapped in too many objects.")
-
-
-def _langchain_action(value: dict[str, Any], name: str, reading: _Reading) -> dict[str, Any]:
-    """``{"action": "tool", "action_input": ...}`` -> an action object. Without an
-    ``action_input`` (or a thought showing it is an envelope) a lone text is not a call."""
-    if "action_input" not in value and _thought_of(value) is None:
-        raise _Shape(
-            "bad_call",
-            f'Its "action" was only the text {_quote(name[:40])}; write a tool call as '
-            '{"name": "<tool name>", "args": {...}}.',
-        )
-    reading.fixes.append("read LangChain action/action_input")
-    payload = value.get("action_input")
-    if name.strip().lower() in ("final answer", "final_answer", "finish"):
-        return {"final_answer": payload}
-    return {"name": name, "args": payload}
-
-
-def _one_action(action: dict[str, Any], reading: _Reading) -> tuple[list[ToolCall], str | None]:
-    call, final = _read_action(action, reading)
-    return ([call] if call else []), final
-
-
-def _looks_like_action(item: dict[str, Any]) -> bool:
-    return any(k in item for k in ("action", "tool_calls", *NAME_KEYS, *FINAL_KEYS, *WRAPPER_KEYS))
-
-
-def _read_list(items: list[Any], reading: _Reading, *, top: bool) -> list[ToolCall] | None:
-    """A list of calls (an action list, or a top-level array of envelopes or calls). At the top
-    level a list that holds no action-like object is ``None`` (not an envelope)."""
-    if top and not any(isinstance(i, dict) and _looks_like_action(i) for i in items):
-        return None
-    if not items:
-        raise _Shape("no_action", 'Its "action" list held no tool calls.')
-    calls = []
-    for item in items:
-        if not isinstance(item, dict):
-            raise _Shape(
-                "bad_call",
-                "A list of actions may hold only tool calls like "
-                f'{{"name": ..., "args": {{...}}}}, not {_show(item)}.',
-            )
-        action: Any = item
-        if "action" in item:
-            action = item["action"]
-            if isinstance(action, str):
-                action = _langchain_action(item, action, reading)
-        action = _unwrap_action(action, reading)
-        if isinstance(action, list):
-            raise _Shape("ambiguous", "A list of actions cannot hold another list.")
-        if not isinstance(action, dict):
-            raise _Shape(
-                "bad_call",
-                f"Each action in a list must be a tool call like "
-                f'{{"name": ..., "args": {{...}}}}, not {_show(action)}.',
-            )
-        call, _ = _read_action(action, reading)
-        if call is None:
-            raise _Shape(
-                "ambiguous",
-                "A list of actions may hold only tool calls; give the final answer alone, "
-                "after the observations.",
-            )
-        calls.append(call)
-    return calls
-
-
-def _read_action(action: dict[str, Any], reading: _Reading) -> tuple[ToolCall | None, str | None]:
-    """One action object -> (call, None) or (None, final answer)."""
-    finals = [k for k in FINAL_KEYS if k in action]
-    has_call = any(k in action for k in NAME_KEYS)
-    if finals and has_call:
-        raise _Shape(
-            "ambiguous",
-            "Its action both calls a tool and gives a final answer; do one of them per reply "
-            "(the answer must wait for the observation).",
-        )
-    if finals:
-        answers = {json.dumps(action[k], sort_keys=True) for k in finals}
-        if len(answers) > 1:
-            raise _Shape("ambiguous", f"Its action holds several different answers ({finals}).")
-        if finals[0] != "final_answer":
-            reading.fixes.append(f"read {finals[0]!r} as final_answer")
-        answer = action[finals[0]]
-        if answer is None:
-            raise _Shape("bad_final", 'Its "final_answer" was null; write the answer as text.')
-        if not isinstance(answer, str):
-            answer = json.dumps(answer, ensure_ascii=False)
-        return None, answer
-    if has_call:
-        return _read_call(action, reading), None
-    if len(action) == 1:  # {"get_weather": {"city": "Paris"}}: the tool name as the key
-        (name, args), = action.items()
-        if _TOOL_NAME.fullmatch(name):
-            if isinstance(args, dict):
-                reading.fixes.append("read {tool: args} action")
-                return ToolCall(name, _checked_args(args, name)), None
-            problem = (
-                f"Its action {_show(action)} names {name!r} but gives no args object; write "
-                f'{{"name": "{name}", "args": {{"<argument>": ...}}}}.'
-            )
-            return ToolCall(name, _bare_value(name, args, problem, reading)), None
-    raise _Shape(
-        "no_action", f'Its action {_show(action)} has neither a tool "name" nor a "final_answer".'
-    )
-
-
-def _read_call(action: Any, reading: _Reading) -> ToolCall:
-    """A call object -> ToolCall, accepting the aliases and OpenAI's ``function`` object."""
-    if not isinstance(action, dict):
-        raise _Shape("bad_call", "Each tool call must be an object with a name and args.")
-    names: dict[str, Any] = {}
-    args_given: dict[str, Any] = {}
-    for key in NAME_KEYS:
-        if key not in action:
-            continue
-        v = action[key]
-        if key == "function" and isinstance(v, dict):  # OpenAI: {"function": {name, arguments}}
-            names[key] = v.get("name")
-            if "arguments" in v:
-                args_given["function.arguments"] = v["arguments"]
-            reading.fixes.append("read the OpenAI function object")
-        else:
-            names[key] = v
-    for key in ARGS_KEYS:
-        if key in action:
-            args_given[key] = action[key]
-    if not names:
-        raise _Shape("bad_call", f'The tool call {_show(action)} has no tool "name".')
-    distinct = {json.dumps(v, sort_keys=True, default=str) for v in names.values()}
-    if len(distinct) > 1:
-        raise _Shape(
-            "ambiguous",
-            f"Its action names more than one tool ({', '.join(map(str, names.values()))}); "
-            "call one tool per action, or use a list of actions.",
-        )
-    name = next(iter(names.values()))
-    if not isinstance(name, str) or not name.strip():
-        raise _Shape("bad_call", 'The tool "name" must be a non-empty string.')
-    name = name.strip()
-    for key in names:
-        if key != "name" and key != "function":
-            reading.fixes.append(f"read {key!r} as name")
-    arg_values = {json.dumps(v, sort_keys=True, default=str) for v in args_given.values()}
-    if len(arg_values) > 1:
-        raise _Shape(
-            "ambiguous", f"Its action gives the arguments twice ({list(args_given)}).", name
-        )
-    key, args = next(iter(args_given.items()), ("args", None))
-    if key not in ("args", "function.arguments", "arguments"):
-        reading.fixes.append(f"read {key!r} as args")
-    return ToolCall(name, _read_args(args, name, reading))
-
-
-def _read_args(args: Any, name: str, reading: _Reading) -> dict[str, Any]:
-    if args is None:
-        return {}
-    for _ in range(2):  # a JSON-encoded string, at most twice
-        if not isinstance(args, str):
-            break
-        try:
-            decoded = json.loads(args, strict=False)
-        except (ValueError, RecursionError):
-            problem = (
-                f'The "args" of {name} was the text {_quote(args[:40])}, not an object; send '
-                f'the arguments by name, like "args": {{"<argument>": "<value>"}}.'
-            )
-            return _bare_value(name, args, problem, reading)
-        reading.fixes.append("decoded args given as a JSON string")
-        args = decoded
-    if args is None:
-        return {}
-    if not isinstance(args, dict):
-        problem = (
-            f'The "args" of {name} must be an object with the argument names as keys, '
-            f"not {_json_type_name(args)}."
-        )
-        return _bare_value(name, args, problem, reading)
-    return _checked_args(args, name)
-
-
-def _bare_value(name: str, value: Any, problem: str, reading: _Reading) -> dict[str, Any]:
-    """Args for a value given without an argument name: named by the agent's namer (which
-    knows the tool), else the ``bad_args`` error ``problem``."""
-    arg = reading.namer(name, value) if reading.namer is not None else None
-    if arg is None:
-        raise _Shape("bad_args", problem, name)
-    reading.fixes.append(f"gave the bare value to {arg!r}, the only required argument of {name}")
-    return {arg: value}
-
-
-def _checked_args(args: dict[str, Any], name: str) -> dict[str, Any]:
-    """``args`` unless nested too deeply."""
-    if _deeper_than(args, _MAX_ARGS_DEPTH):
-        raise _Shape(
-            "too_deep",
-            f"The args of {name} are nested more than {_MAX_ARGS_DEPTH} levels deep; send them "
-            "flatter.",
-            name,
-        )
-    return args
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return False
-
-
-def _json_type_name(value: Any) -> str:
-    names = {bool: "a boolean", int: "a number", float: "a number", list: "a list", str: "text"}
-    return names.get(type(value), type(value).__name__)
-
-
-def _show(value: Any) -> str:
-    """A value as short one-line JSON text for a message."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (ValueError, RecursionError):
-        return f"(a deeply nested {type(value).__name__})"
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:59] + "…"
-
-
-def _quote(s: str) -> str:
-    s = " ".join(s.split())
-    return json.dumps(s, ensure_ascii=False)
