@@ -102,15 +102,9 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
         OutputParseError: nothing usable; ``str(err)`` tells the model what was wrong and what
             to send instead, ``err.kind`` names the defect. Any text gives a Reply or this error.
     """
-    cleaned, repairs = _strip_reasoning(text)
-    if not cleaned.strip():
-        if repairs:
-            raise parse_error(
-                "no_action", "It held only reasoning (a <think> block) and no JSON object."
-            )
-        raise parse_error("empty", "It was empty.")
+    body, repairs = _reply_body(text)
     try:
-        return _parse_body(cleaned.strip(), repairs, name_value)
+        return _parse_body(body, repairs, name_value)
     except RecursionError:  # a value nested deeper than Python's stack, in any consumer
         raise parse_error(
             "too_deep", "Its JSON was nested too deeply to read; send a flatter object."
@@ -118,35 +112,59 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
 
 
 def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> Reply:
-    # Stage 1: the whole reply is one JSON value.
-    pending: Shape | None = None
-    value = load_json(body)
-    if value is not FAIL:
-        try:
-            reply = interpret(value, "direct", repairs, namer)
-        except Shape as shape:
-            if shape.kind != "no_action":
-                raise parse_error(shape.kind, shape.problem, tool=shape.tool) from None
-            pending = shape
-        else:
-            if reply is not None:
-                never = _never_an_action(reply)
-                if never:
-                    raise parse_error(never[0], _never_problem(body, 0, len(body), never[1]), 0)
-                return _finish(reply, body, 0, len(body))
+    """The stages, in order; the first that yields an action wins."""
+    whole = _whole_reply(body, repairs, namer)  # 1. the whole reply is one JSON value
+    if whole.reply is not None:
+        return whole.reply
+    found = _collect(body, repairs, namer, whole)  # 2-4. every candidate found in it, placed
+    chosen = _choose(body, found, repairs, namer)  # the first of the best placed ones
+    if chosen is None:
+        chosen = _complete_truncated(body, found, repairs, namer)  # only the final "}" missing
+    if chosen is None:
+        raise _nothing_usable(body, found)
+    return chosen
 
-    # Stages 2-4: every candidate the scan finds (first string-aware, then bracket-only) is
-    # placed (fenced, on its own, beside prose, quoted) and the best placed one is the action.
-    found = _collect(body, repairs, namer)
-    found.pending = pending or found.pending
-    found.unknown = 0 if value is not FAIL and pending is None else found.unknown
-    chosen = _choose(body, found, repairs, namer)
-    scan = found.scan
-    if chosen is None and scan.in_string_at is None and scan.last_unclosed is not None:
-        chosen = _close_truncated(body, scan.last_unclosed, repairs, namer)  # the final "}"
-    if chosen is not None:
-        return chosen
-    raise _nothing_usable(body, found)
+
+def _reply_body(text: str) -> tuple[str, tuple[str, ...]]:
+    """The reply without a BOM and ``<think>`` reasoning -> (body, repairs); an error if
+    nothing is left."""
+    cleaned, repairs = _strip_reasoning(text)
+    if not cleaned.strip():
+        if repairs:
+            raise parse_error(
+                "no_action", "It held only reasoning (a <think> block) and no JSON object."
+            )
+        raise parse_error("empty", "It was empty.")
+    return cleaned.strip(), repairs
+
+
+@dataclass
+class _Whole:
+    """What stage 1 learned from the whole reply read as one JSON value."""
+
+    reply: Reply | None = None  # the action, when the whole reply is it
+    is_json: bool = False  # the whole reply is valid JSON
+    pending: Shape | None = None  # it is an envelope with a thought and no action
+
+
+def _whole_reply(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _Whole:
+    """Stage 1 (``direct``): the whole body read as one JSON value; raises for an envelope
+    that is there but malformed, or an action that is never one (a placeholder, an example)."""
+    value = load_json(body)
+    if value is FAIL:
+        return _Whole()
+    try:
+        reply = interpret(value, "direct", repairs, namer)
+    except Shape as shape:
+        if shape.kind != "no_action":
+            raise parse_error(shape.kind, shape.problem, tool=shape.tool) from None
+        return _Whole(is_json=True, pending=shape)
+    if reply is not None:
+        never = _never_an_action(reply)
+        if never:
+            raise parse_error(never[0], _never_problem(body, 0, len(body), never[1]), 0)
+        return _Whole(_finish(reply, body, 0, len(body)), is_json=True)
+    return _Whole(is_json=True)
 
 
 @dataclass
@@ -170,9 +188,15 @@ class _Found:
     unknown: int | None = None  # the first valid JSON value that is not an action
 
 
-def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _Found:
+def _collect(
+    body: str, repairs: tuple[str, ...], namer: ValueNamer | None, whole: _Whole
+) -> _Found:
+    """Stages 2-4 (``fenced``, ``fallback``, ``repaired``): every candidate the scan finds
+    (first string-aware, then bracket-only), loaded or repaired, read and placed (fenced, on
+    its own, beside prose, quoted); what stage 1 learned counts first."""
     scan = scan_text(body, string_aware=True)
-    found = _Found(scan)
+    found = _Found(scan, pending=whole.pending,
+                   unknown=0 if whole.is_json and whole.pending is None else None)
     seen: set[tuple[int, int]] = set()
     truncated = inside_unclosed_structure(body, scan)
     for current in (scan, None):
@@ -264,6 +288,17 @@ def _check_no_other_action(body: str, first: _Candidate, later: list[_Candidate]
             "observation between them. Send only the one you mean.",
             other.start,
         )
+
+
+def _complete_truncated(
+    body: str, found: _Found, repairs: tuple[str, ...], namer: ValueNamer | None
+) -> Reply | None:
+    """The action of a reply cut off just before its envelope's final ``}`` (not inside a
+    string), with that ``}`` supplied; else ``None``."""
+    scan = found.scan
+    if scan.in_string_at is None and scan.last_unclosed is not None:
+        return _close_truncated(body, scan.last_unclosed, repairs, namer)
+    return None
 
 
 def _nothing_usable(body: str, found: _Found) -> OutputParseError:
