@@ -28,8 +28,6 @@ those of the shared parser catalogue (``tests/data/parser_cases.jsonl``, our own
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +58,7 @@ from .envelope import (
     ValueNamer as ValueNamer,
 )
 from .errors import OutputParseError
+from .placeholders import never_an_action, never_problem
 from .repair import FAIL, load_json, load_or_repair
 from .scan import (
     VALUE_START,
@@ -160,9 +159,9 @@ def _whole_reply(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) 
             raise parse_error(shape.kind, shape.problem, tool=shape.tool) from None
         return _Whole(is_json=True, pending=shape)
     if reply is not None:
-        never = _never_an_action(reply)
+        never = never_an_action(reply)
         if never:
-            raise parse_error(never[0], _never_problem(body, 0, len(body), never[1]), 0)
+            raise parse_error(never[0], never_problem(body, 0, len(body), never[1]), 0)
         return _Whole(_finish(reply, body, 0, len(body)), is_json=True)
     return _Whole(is_json=True)
 
@@ -229,7 +228,7 @@ def _collect(
             if reply is None:
                 found.unknown = start if found.unknown is None else found.unknown
                 continue
-            never = _never_an_action(reply) or never
+            never = never_an_action(reply) or never
             found.candidates.append(_Candidate(start, end, reply, None, 0 if never[0] else rank,
                                                never))
         if any(c.rank for c in found.candidates):
@@ -324,7 +323,7 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         )
     never = next((c for c in found.candidates if not c.rank), None)
     if never is not None:
-        why = _never_problem(body, never.start, never.end, never.never[1])
+        why = never_problem(body, never.start, never.end, never.never[1])
         return parse_error(never.never[0], why, never.start)
     if found.pending is not None:
         return parse_error(found.pending.kind, found.pending.problem)
@@ -466,7 +465,7 @@ def _react_plain_input(
 
 
 def _candidate(reply: Reply, start: int, end: int) -> _Candidate:
-    never = _never_an_action(reply)
+    never = never_an_action(reply)
     return _Candidate(start, end, reply, None, 0 if never else 2, never or ("", ""))
 
 
@@ -550,92 +549,6 @@ def _cut_envelope_after(body: str, scan: Scan, after: int) -> _Candidate | None:
     return None
 
 
-# -- placeholders and copies of the instructions -----------------------------------------------
-_PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>|\.{2,}|…+")
-_PLACEHOLDER_NAMES = frozenset({
-    "tool_name", "toolname", "function_name", "your_tool", "your_tool_name", "name_of_tool",
-    "name_of_the_tool", "action_name",
-})
-_GENERIC_VALUES = frozenset({
-    "value", "argument", "arg", "args", "string", "str", "number", "int", "integer", "float",
-    "bool", "boolean", "text", "input", "object", "array", "list", "answer", "final_answer",
-    "response", "result",
-})
-
-
-def _never_an_action(reply: Reply) -> tuple[str, str] | None:
-    """``(kind, why)`` when the reply is the instructions' skeleton or one of their worked
-    examples copied back (placeholders such as ``<tool name>`` or ``...``), else ``None``."""
-    if reply.final_answer is not None:
-        if len(reply.final_answer) > 1000:  # no placeholder and no example is that long
-            return None
-        if _is_placeholder(reply.final_answer, "answer"):
-            return "placeholder", "its final answer is a placeholder of the reply format"
-        if reply.final_answer in _prompt_examples()[1]:
-            return "placeholder", "its final answer is copied from the examples of the instructions"
-        return None
-    for call in reply.tool_calls:
-        name = call.name.strip()
-        if _PLACEHOLDER.fullmatch(name) or name.lower().replace(" ", "_") in _PLACEHOLDER_NAMES:
-            return "placeholder", "its tool name is a placeholder of the reply format"
-        if any(_is_placeholder_arg(k, v) for k, v in call.args.items()):
-            return "placeholder", f"the args of {name} hold placeholders of the reply format"
-    if _example_key(reply) in _prompt_examples()[0]:
-        return "placeholder", "it is copied from the examples of the instructions"
-    return None
-
-
-def _is_placeholder_arg(key: str, value: Any) -> bool:
-    if _PLACEHOLDER.fullmatch(key.strip()):
-        return True
-    return isinstance(value, str) and _is_placeholder(value, key)
-
-
-def _is_placeholder(text: str, name: str) -> bool:
-    """``...``, or ``<...>`` around words a template uses (``<the answer for the user>``,
-    ``<value>``, ``<city>`` for the argument ``city``); ``<br>`` or ``<0>`` are content."""
-    text = text.strip()
-    if text in ("...", "…"):
-        return True
-    if not (text.startswith("<") and text.endswith(">") and _PLACEHOLDER.fullmatch(text)):
-        return False
-    inner = text[1:-1].strip().lower()
-    return " " in inner or inner in _GENERIC_VALUES or inner == name.strip().lower()
-
-
-def _example_key(reply: Reply) -> str:
-    calls = [c.to_dict() for c in reply.tool_calls]
-    return json.dumps([reply.thought, calls], sort_keys=True, ensure_ascii=False, default=str)
-
-
-@functools.cache
-def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
-    """The worked examples of ``prompts/system.md`` (its ``Assistant: {...}`` lines): the keys
-    of their calls and their final answers."""
-    calls: set[str] = set()
-    answers: set[str] = set()
-    for line in prompts.load_template("system").template.splitlines():
-        head, colon, rest = line.partition(":")
-        value = load_json(rest.strip()) if colon and head.strip() == "Assistant" else FAIL
-        try:
-            reply = None if value is FAIL else interpret(value, "direct", ())
-        except Shape:
-            reply = None
-        if reply is not None and reply.final_answer is not None:
-            answers.add(reply.final_answer)
-        elif reply is not None:
-            calls.add(_example_key(reply))
-    return frozenset(calls), frozenset(answers)
-
-
-def _never_problem(body: str, start: int, end: int, why: str) -> str:
-    shown = " ".join(body[start:min(end, start + 80)].split())
-    return (
-        f"Its only action, {shown}{'…' if end - start > 80 else ''}, is never run: {why}. Send "
-        "your own action as the JSON object alone, with the real tool name, arguments or answer."
-    )
-
-
 def _same_action(a: Reply, b: Reply) -> bool:
     return a.final_answer == b.final_answer and [c.to_dict() for c in a.tool_calls] == [
         c.to_dict() for c in b.tool_calls
@@ -707,7 +620,7 @@ def _close_truncated(
                            namer)
     except Shape:
         return None
-    if reply is None or _never_an_action(reply):
+    if reply is None or never_an_action(reply):
         return None
     return _finish(reply, text + "}", start, len(text) + 1)
 
