@@ -6,10 +6,10 @@ Stages, tried in order (the stage that succeeded is recorded on the Reply):
 2. ``fenced``: the action is the content of a Markdown fence (```json, ```, ~~~).
 3. ``fallback``: the action was found in prose, or ReAct text (``Action:`` / ``Action Input:``,
    ``Final Answer:``).
-4. ``repaired``: the action needed a dialect repair (see :func:`_repair`: Python-dict quotes and
-   literals, trailing commas, comments, bare keys, missing commas or colons, doubled braces,
-   fullwidth punctuation, raw backslashes, unescaped inner quotes, tuples, ...) or only its
-   final ``}`` was missing.
+4. ``repaired``: the action needed a dialect repair (see :func:`.repair.repair_json`:
+   Python-dict quotes and literals, trailing commas, comments, bare keys, missing commas or
+   colons, doubled braces, fullwidth punctuation, raw backslashes, unescaped inner quotes,
+   tuples, ...) or only its final ``}`` was missing.
 
 Candidates are found by one linear scan that matches brackets with a stack, reading strings only
 where JSON can hold one, so prose apostrophes, braces inside strings and thousands of unmatched
@@ -27,35 +27,50 @@ those of the shared parser catalogue (``tests/data/parser_cases.jsonl``, our own
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import functools
-import json
 import re
-import sys
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import prompts
+from .envelope import (
+    ARGS_KEYS as ARGS_KEYS,
+)
+from .envelope import (
+    FINAL_KEYS as FINAL_KEYS,
+)
+from .envelope import (
+    NAME_KEYS as NAME_KEYS,
+)
+from .envelope import (
+    WRAPPER_KEYS as WRAPPER_KEYS,
+)
+from .envelope import (
+    Reading,
+    Shape,
+    bare_value,
+    checked_args,
+    interpret,
+    quoted,
+    show_value,
+)
+from .envelope import (
+    ValueNamer as ValueNamer,
+)
 from .errors import OutputParseError
-from .types import JSON_NUMBER, ToolCall
+from .placeholders import never_an_action, never_problem
+from .repair import FAIL, load_json, load_or_repair
+from .scan import (
+    VALUE_START,
+    Scan,
+    could_be_envelope,
+    inside_unclosed_structure,
+    opens_structure,
+    prev_significant,
+    scan_text,
+)
 from .types import Reply as Reply  # its import path stays react_agent.parser.Reply
-
-NAME_KEYS = ("name", "tool", "tool_name", "function")
-ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
-FINAL_KEYS = ("final_answer", "answer", "final", "response")
-WRAPPER_KEYS = ("tool_call", "function_call", "call")  # {"tool_call": <an action>}
-_CALL_KEYS = {*NAME_KEYS, *ARGS_KEYS, "thought", "id", "type"}
-
-
-class _Shape(Exception):
-    """An envelope that is there but unusable (conflicting or malformed action); ``tool`` is
-    the tool it names, if any."""
-
-    def __init__(self, kind: str, problem: str, tool: str | None = None):
-        super().__init__(problem)
-        self.kind, self.problem, self.tool = kind, problem, tool
+from .types import ToolCall
 
 
 def parse_error(
@@ -86,15 +101,9 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
         OutputParseError: nothing usable; ``str(err)`` tells the model what was wrong and what
             to send instead, ``err.kind`` names the defect. Any text gives a Reply or this error.
     """
-    cleaned, repairs = _strip_reasoning(text)
-    if not cleaned.strip():
-        if repairs:
-            raise parse_error(
-                "no_action", "It held only reasoning (a <think> block) and no JSON object."
-            )
-        raise parse_error("empty", "It was empty.")
+    body, repairs = _reply_body(text)
     try:
-        return _parse_body(cleaned.strip(), repairs, name_value)
+        return _parse_body(body, repairs, name_value)
     except RecursionError:  # a value nested deeper than Python's stack, in any consumer
         raise parse_error(
             "too_deep", "Its JSON was nested too deeply to read; send a flatter object."
@@ -102,35 +111,59 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
 
 
 def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> Reply:
-    # Stage 1: the whole reply is one JSON value.
-    pending: _Shape | None = None
-    value = _loads(body)
-    if value is not _FAIL:
-        try:
-            reply = _interpret(value, "direct", repairs, namer)
-        except _Shape as shape:
-            if shape.kind != "no_action":
-                raise parse_error(shape.kind, shape.problem, tool=shape.tool) from None
-            pending = shape
-        else:
-            if reply is not None:
-                never = _never_an_action(reply)
-                if never:
-                    raise parse_error(never[0], _never_problem(body, 0, len(body), never[1]), 0)
-                return _finish(reply, body, 0, len(body))
+    """The stages, in order; the first that yields an action wins."""
+    whole = _whole_reply(body, repairs, namer)  # 1. the whole reply is one JSON value
+    if whole.reply is not None:
+        return whole.reply
+    found = _collect(body, repairs, namer, whole)  # 2-4. every candidate found in it, placed
+    chosen = _choose(body, found, repairs, namer)  # the first of the best placed ones
+    if chosen is None:
+        chosen = _complete_truncated(body, found, repairs, namer)  # only the final "}" missing
+    if chosen is None:
+        raise _nothing_usable(body, found)
+    return chosen
 
-    # Stages 2-4: every candidate the scan finds (first string-aware, then bracket-only) is
-    # placed (fenced, on its own, beside prose, quoted) and the best placed one is the action.
-    found = _collect(body, repairs, namer)
-    found.pending = pending or found.pending
-    found.unknown = 0 if value is not _FAIL and pending is None else found.unknown
-    chosen = _choose(body, found, repairs, namer)
-    scan = found.scan
-    if chosen is None and scan.in_string_at is None and scan.last_unclosed is not None:
-        chosen = _close_truncated(body, scan.last_unclosed, repairs, namer)  # the final "}"
-    if chosen is not None:
-        return chosen
-    raise _nothing_usable(body, found)
+
+def _reply_body(text: str) -> tuple[str, tuple[str, ...]]:
+    """The reply without a BOM and ``<think>`` reasoning -> (body, repairs); an error if
+    nothing is left."""
+    cleaned, repairs = _strip_reasoning(text)
+    if not cleaned.strip():
+        if repairs:
+            raise parse_error(
+                "no_action", "It held only reasoning (a <think> block) and no JSON object."
+            )
+        raise parse_error("empty", "It was empty.")
+    return cleaned.strip(), repairs
+
+
+@dataclass
+class _Whole:
+    """What stage 1 learned from the whole reply read as one JSON value."""
+
+    reply: Reply | None = None  # the action, when the whole reply is it
+    is_json: bool = False  # the whole reply is valid JSON
+    pending: Shape | None = None  # it is an envelope with a thought and no action
+
+
+def _whole_reply(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _Whole:
+    """Stage 1 (``direct``): the whole body read as one JSON value; raises for an envelope
+    that is there but malformed, or an action that is never one (a placeholder, an example)."""
+    value = load_json(body)
+    if value is FAIL:
+        return _Whole()
+    try:
+        reply = interpret(value, "direct", repairs, namer)
+    except Shape as shape:
+        if shape.kind != "no_action":
+            raise parse_error(shape.kind, shape.problem, tool=shape.tool) from None
+        return _Whole(is_json=True, pending=shape)
+    if reply is not None:
+        never = never_an_action(reply)
+        if never:
+            raise parse_error(never[0], never_problem(body, 0, len(body), never[1]), 0)
+        return _Whole(_finish(reply, body, 0, len(body)), is_json=True)
+    return _Whole(is_json=True)
 
 
 @dataclass
@@ -140,30 +173,36 @@ class _Candidate:
     start: int
     end: int
     reply: Reply | None = None  # a usable action
-    shape: _Shape | None = None  # an action that is there but malformed
+    shape: Shape | None = None  # an action that is there but malformed
     rank: int = 2  # 2: fenced or on its own; 1: beside prose; 0: never an action
     never: tuple[str, str] = ("", "")  # for rank 0: (error kind, why it is never the action)
 
 
 @dataclass
 class _Found:
-    scan: _Scan
+    scan: Scan
     candidates: list[_Candidate] = field(default_factory=list)
-    pending: _Shape | None = None  # an envelope with a thought and no action
+    pending: Shape | None = None  # an envelope with a thought and no action
     failure: tuple[int, str] | None = None  # the first value that is not valid JSON, and why
     unknown: int | None = None  # the first valid JSON value that is not an action
 
 
-def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _Found:
-    scan = _scan(body, string_aware=True)
-    found = _Found(scan)
+def _collect(
+    body: str, repairs: tuple[str, ...], namer: ValueNamer | None, whole: _Whole
+) -> _Found:
+    """Stages 2-4 (``fenced``, ``fallback``, ``repaired``): every candidate the scan finds
+    (first string-aware, then bracket-only), loaded or repaired, read and placed (fenced, on
+    its own, beside prose, quoted); what stage 1 learned counts first."""
+    scan = scan_text(body, string_aware=True)
+    found = _Found(scan, pending=whole.pending,
+                   unknown=0 if whole.is_json and whole.pending is None else None)
     seen: set[tuple[int, int]] = set()
-    truncated = _inside_unclosed_structure(body, scan)
+    truncated = inside_unclosed_structure(body, scan)
     for current in (scan, None):
-        current = current or _scan(body, string_aware=False)
-        in_current = truncated if current is scan else _inside_unclosed_structure(body, current)
+        current = current or scan_text(body, string_aware=False)
+        in_current = truncated if current is scan else inside_unclosed_structure(body, current)
         for start, end in current.spans:
-            if (start, end) in seen or not _could_be_envelope(body, start, end):
+            if (start, end) in seen or not could_be_envelope(body, start, end):
                 continue
             if any(start in sc.nested and inside(sc.nested[start])
                    for sc, inside in ((current, in_current), (scan, truncated))):
@@ -171,16 +210,16 @@ def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _
                 # the string-aware scan's view counts in the second pass too, where a bracket
                 # inside a string ('[0') can hide the truncation
             seen.add((start, end))
-            value, fixes, error = _load_or_repair(body[start:end])
-            if value is _FAIL:
+            value, fixes, error = load_or_repair(body[start:end])
+            if value is FAIL:
                 found.failure = found.failure or (start, error)
                 continue
             fence = _fence_language(body, start)
             stage = "repaired" if fixes else ("fallback" if fence is None else "fenced")
             rank, never = _placement(body, start, end, value, fence)
             try:
-                reply = _interpret(value, stage, (*repairs, *fixes), namer)
-            except _Shape as shape:
+                reply = interpret(value, stage, (*repairs, *fixes), namer)
+            except Shape as shape:
                 if shape.kind == "no_action":
                     found.pending = found.pending or shape
                 else:
@@ -189,7 +228,7 @@ def _collect(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> _
             if reply is None:
                 found.unknown = start if found.unknown is None else found.unknown
                 continue
-            never = _never_an_action(reply) or never
+            never = never_an_action(reply) or never
             found.candidates.append(_Candidate(start, end, reply, None, 0 if never[0] else rank,
                                                never))
         if any(c.rank for c in found.candidates):
@@ -250,6 +289,17 @@ def _check_no_other_action(body: str, first: _Candidate, later: list[_Candidate]
         )
 
 
+def _complete_truncated(
+    body: str, found: _Found, repairs: tuple[str, ...], namer: ValueNamer | None
+) -> Reply | None:
+    """The action of a reply cut off just before its envelope's final ``}`` (not inside a
+    string), with that ``}`` supplied; else ``None``."""
+    scan = found.scan
+    if scan.in_string_at is None and scan.last_unclosed is not None:
+        return _close_truncated(body, scan.last_unclosed, repairs, namer)
+    return None
+
+
 def _nothing_usable(body: str, found: _Found) -> OutputParseError:
     """The error for a reply with no usable action, the most telling defect first."""
     scan = found.scan
@@ -258,7 +308,7 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         return parse_error(
             "truncated",
             f"It was cut off (the reply ended inside the string that starts at character {pos}: "
-            f"{_quote(body[pos:pos + 40])}...); nothing of a cut reply is used. Send a shorter "
+            f"{quoted(body[pos:pos + 40])}...); nothing of a cut reply is used. Send a shorter "
             "reply: a short thought, and the action.",
             pos,
         )
@@ -267,13 +317,13 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         return parse_error(
             "truncated",
             f"It was cut off (the reply ended before the JSON object that starts at character "
-            f"{pos} was closed: {_quote(body[pos:pos + 40])}...); nothing of a cut reply is "
+            f"{pos} was closed: {quoted(body[pos:pos + 40])}...); nothing of a cut reply is "
             "used. Send a shorter reply: a short thought, and the action.",
             pos,
         )
     never = next((c for c in found.candidates if not c.rank), None)
     if never is not None:
-        why = _never_problem(body, never.start, never.end, never.never[1])
+        why = never_problem(body, never.start, never.end, never.never[1])
         return parse_error(never.never[0], why, never.start)
     if found.pending is not None:
         return parse_error(found.pending.kind, found.pending.problem)
@@ -281,7 +331,7 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         pos, error = found.failure
         return parse_error(
             "invalid_json",
-            f"The JSON object at character {pos} ({_quote(body[pos:pos + 40])}...) is not "
+            f"The JSON object at character {pos} ({quoted(body[pos:pos + 40])}...) is not "
             f"valid JSON: {error}.",
             pos,
         )
@@ -296,11 +346,11 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
         pos = found.unknown
         return parse_error(
             "unknown_shape",
-            f"Its JSON {_quote(body[pos:pos + 60])} is not an action: it has no "
+            f"Its JSON {quoted(body[pos:pos + 60])} is not an action: it has no "
             '"action" (a tool call with "name" and "args", or a "final_answer").',
             pos,
         )
-    return parse_error("no_json", f"It held no JSON object: {_quote(body[:60])}.")
+    return parse_error("no_json", f"It held no JSON object: {quoted(body[:60])}.")
 
 
 def strip_reasoning(text: str) -> str:
@@ -320,7 +370,6 @@ _ACTION_INPUT = re.compile(  # on its own line or on the Action line
     r"(?:^|(?<=[ \t]))[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE
 )
 _FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
-_TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _ORPHAN_CLOSE = re.compile(r"^[ \t]*</think>", re.MULTILINE | re.IGNORECASE)
 
 
@@ -368,14 +417,14 @@ def _react_text(
             if action.group(2):
                 return None
             return _react_plain_input(text, name, action.start(), after, repairs, namer)
-        value, fixes, _ = _load_or_repair(text[span[0]:span[1]])
+        value, fixes, _ = load_or_repair(text[span[0]:span[1]])
         if not isinstance(value, dict):
             return None
         end = span[1] + (1 if action.group(2) and text[span[1]:span[1] + 1] == ")" else 0)
-        reading = _Reading([*repairs, "read ReAct text", *fixes])
+        reading = Reading([*repairs, "read ReAct text", *fixes])
         try:
-            call = ToolCall(name, _checked_args(value, name))
-        except _Shape as shape:
+            call = ToolCall(name, checked_args(value, name))
+        except Shape as shape:
             return _Candidate(action.start(), end, None, shape)
         reply = Reply(None, [call], None, "fallback", tuple(reading.fixes))
         return _candidate(reply, action.start(), end)
@@ -399,24 +448,24 @@ def _react_plain_input(
     written = text[after:line_end].strip()
     if not written:
         return None
-    value = _loads(written)
-    if value is _FAIL or isinstance(value, dict):
+    value = load_json(written)
+    if value is FAIL or isinstance(value, dict):
         value = written
-    reading = _Reading([*repairs, "read ReAct text"], namer)
+    reading = Reading([*repairs, "read ReAct text"], namer)
     problem = (
-        f"Its Action Input for {name} was {_show(value)}, not a JSON object; write the "
+        f"Its Action Input for {name} was {show_value(value)}, not a JSON object; write the "
         'arguments by name: Action Input: {"<argument>": <value>}.'
     )
     try:
-        args = _bare_value(name, value, problem, reading)
-    except _Shape as shape:
+        args = bare_value(name, value, problem, reading)
+    except Shape as shape:
         return _Candidate(start, line_end, None, shape)
     return _candidate(Reply(None, [ToolCall(name, args)], None, "fallback", tuple(reading.fixes)),
                       start, line_end)
 
 
 def _candidate(reply: Reply, start: int, end: int) -> _Candidate:
-    never = _never_an_action(reply)
+    never = never_an_action(reply)
     return _Candidate(start, end, reply, None, 0 if never else 2, never or ("", ""))
 
 
@@ -492,98 +541,12 @@ def _fence_language(text: str, start: int) -> str | None:
     return m.group(2) if m else None
 
 
-def _cut_envelope_after(body: str, scan: _Scan, after: int) -> _Candidate | None:
+def _cut_envelope_after(body: str, scan: Scan, after: int) -> _Candidate | None:
     """A JSON value that starts after ``after`` and was cut off (another action begun)."""
     for start, count in scan.unclosed:
-        if start >= after and _opens_structure(body, start + count - 1):
+        if start >= after and opens_structure(body, start + count - 1):
             return _Candidate(start, len(body))
     return None
-
-
-# -- placeholders and copies of the instructions -----------------------------------------------
-_PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>|\.{2,}|…+")
-_PLACEHOLDER_NAMES = frozenset({
-    "tool_name", "toolname", "function_name", "your_tool", "your_tool_name", "name_of_tool",
-    "name_of_the_tool", "action_name",
-})
-_GENERIC_VALUES = frozenset({
-    "value", "argument", "arg", "args", "string", "str", "number", "int", "integer", "float",
-    "bool", "boolean", "text", "input", "object", "array", "list", "answer", "final_answer",
-    "response", "result",
-})
-
-
-def _never_an_action(reply: Reply) -> tuple[str, str] | None:
-    """``(kind, why)`` when the reply is the instructions' skeleton or one of their worked
-    examples copied back (placeholders such as ``<tool name>`` or ``...``), else ``None``."""
-    if reply.final_answer is not None:
-        if len(reply.final_answer) > 1000:  # no placeholder and no example is that long
-            return None
-        if _is_placeholder(reply.final_answer, "answer"):
-            return "placeholder", "its final answer is a placeholder of the reply format"
-        if reply.final_answer in _prompt_examples()[1]:
-            return "placeholder", "its final answer is copied from the examples of the instructions"
-        return None
-    for call in reply.tool_calls:
-        name = call.name.strip()
-        if _PLACEHOLDER.fullmatch(name) or name.lower().replace(" ", "_") in _PLACEHOLDER_NAMES:
-            return "placeholder", "its tool name is a placeholder of the reply format"
-        if any(_is_placeholder_arg(k, v) for k, v in call.args.items()):
-            return "placeholder", f"the args of {name} hold placeholders of the reply format"
-    if _example_key(reply) in _prompt_examples()[0]:
-        return "placeholder", "it is copied from the examples of the instructions"
-    return None
-
-
-def _is_placeholder_arg(key: str, value: Any) -> bool:
-    if _PLACEHOLDER.fullmatch(key.strip()):
-        return True
-    return isinstance(value, str) and _is_placeholder(value, key)
-
-
-def _is_placeholder(text: str, name: str) -> bool:
-    """``...``, or ``<...>`` around words a template uses (``<the answer for the user>``,
-    ``<value>``, ``<city>`` for the argument ``city``); ``<br>`` or ``<0>`` are content."""
-    text = text.strip()
-    if text in ("...", "…"):
-        return True
-    if not (text.startswith("<") and text.endswith(">") and _PLACEHOLDER.fullmatch(text)):
-        return False
-    inner = text[1:-1].strip().lower()
-    return " " in inner or inner in _GENERIC_VALUES or inner == name.strip().lower()
-
-
-def _example_key(reply: Reply) -> str:
-    calls = [c.to_dict() for c in reply.tool_calls]
-    return json.dumps([reply.thought, calls], sort_keys=True, ensure_ascii=False, default=str)
-
-
-@functools.cache
-def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
-    """The worked examples of ``prompts/system.md`` (its ``Assistant: {...}`` lines): the keys
-    of their calls and their final answers."""
-    calls: set[str] = set()
-    answers: set[str] = set()
-    for line in prompts.load_template("system").template.splitlines():
-        head, colon, rest = line.partition(":")
-        value = _loads(rest.strip()) if colon and head.strip() == "Assistant" else _FAIL
-        try:
-            reply = None if value is _FAIL else _interpret(value, "direct", ())
-        except _Shape:
-            reply = None
-        if reply is not None and reply.final_answer is not None:
-            answers.add(reply.final_answer)
-        elif reply is not None:
-            calls.add(_example_key(reply))
-    return frozenset(calls), frozenset(answers)
-
-
-def _never_problem(body: str, start: int, end: int, why: str) -> str:
-    shown = " ".join(body[start:min(end, start + 80)].split())
-    return (
-        f"Its only action, {shown}{'…' if end - start > 80 else ''}, is never run: {why}. Send "
-        "your own action as the JSON object alone, with the real tool name, arguments or answer."
-    )
 
 
 def _same_action(a: Reply, b: Reply) -> bool:
@@ -599,8 +562,8 @@ def _describe(candidate: _Candidate) -> str:
         what = "an unusable action" if candidate.shape else "another action that was cut off"
         return f"{what} {where}"
     if reply.final_answer is not None:
-        return f"the final answer {_quote(reply.final_answer[:50])} {where}"
-    calls = ", ".join(f"{c.name} {_show(c.args)}" for c in reply.tool_calls)
+        return f"the final answer {quoted(reply.final_answer[:50])} {where}"
+    calls = ", ".join(f"{c.name} {show_value(c.args)}" for c in reply.tool_calls)
     return f"{calls} {where}"
 
 
@@ -644,961 +607,23 @@ def _without_lone_surrogates(reply: Reply) -> Reply:
     return dataclasses.replace(fixed, repairs=(*reply.repairs, "half surrogate pairs -> U+FFFD"))
 
 
-# -- the scan ----------------------------------------------------------------------------------
-@dataclass
-class _Scan:
-    spans: list[tuple[int, int]]  # outermost matched {...} / [...] values, in order
-    nested: dict[int, int]  # span start -> the unclosed opener it sits in (innermost)
-    last_unclosed: int | None  # the innermost opener never closed
-    in_string_at: int | None  # the text ended inside the string that starts here
-    unclosed: list[tuple[int, int]]  # the openers never closed: (first position, run length)
-
-
-_MATCHING = {"}": "{", "]": "["}
-# The next bracket (or quote) worth a look. A pair with no bracket, quote or colon inside
-# ({city}, [1]) can hold no envelope and no string: on Python >= 3.11 the regex engine skips
-# such pairs itself (possessive quantifiers: no backtracking), so prose full of placeholders
-# costs one C-level pass instead of a Python step per placeholder.
-if sys.version_info >= (3, 11):
-    _PLAIN = r"""[^{}\[\]"'“:：]*+"""
-    _PAIRS = rf"\{{{_PLAIN}\}}|\[{_PLAIN}\]"
-    _NEXT_BRACKET = re.compile(rf"(?:[^{{}}\[\]]++|{_PAIRS})*+([{{}}\[\]])")
-    _NEXT_BRACKET_OR_QUOTE = re.compile(rf"""(?:[^{{}}\[\]"'“]++|{_PAIRS})*+([{{}}\[\]"'“])""")
-else:  # pragma: no cover - Python 3.10 has no possessive quantifiers: visit every bracket
-    _NEXT_BRACKET = re.compile(r"[^{}\[\]]*([{}\[\]])")
-    _NEXT_BRACKET_OR_QUOTE = re.compile(r"""[^{}\[\]"'“]*([{}\[\]"'“])""")
-_RUN_OF = {c: re.compile(re.escape(c) + "+") for c in "{}[]"}
-_VALUE_START = frozenset("{[(,:，：")  # after these, a quote opens a JSON string
-_STRING_FOLLOW = frozenset(",:}])，：/#")  # a closing quote is followed by one of these (or end)
-
-
-def _scan(text: str, *, string_aware: bool) -> _Scan:
-    """One pass over ``text`` matching brackets; strings are skipped only at JSON positions.
-
-    Runs of one bracket are handled as a unit (the stack holds ``[start, count, char]`` runs),
-    so thousands of unmatched braces cost about as much as one.
-    """
-    stack: list[list[Any]] = []  # [first position, how many, bracket] of contiguous openers
-    spans: list[tuple[int, int]] = []
-    nested: dict[int, int] = {}
-    pos = 0
-    while True:
-        pattern = _NEXT_BRACKET_OR_QUOTE if (stack and string_aware) else _NEXT_BRACKET
-        m = pattern.match(text, pos)
-        if m is None:
-            break
-        i, c = m.start(1), m.group(1)
-        pos = i + 1
-        if c in _RUN_OF:
-            pos = _RUN_OF[c].match(text, i).end()  # type: ignore[union-attr]
-        if c in "{[":
-            stack.append([i, pos - i, c])
-        elif c in "}]":
-            while stack and i < pos and stack[-1][2] == _MATCHING[c]:
-                entry = stack[-1]
-                taken = min(pos - i, entry[1])
-                entry[1] -= taken
-                opened = entry[0] + entry[1]  # the outermost opener these closers match
-                if not entry[1]:
-                    stack.pop()
-                i += taken
-                while spans and spans[-1][0] > opened:
-                    spans.pop()
-                spans.append((opened, i))
-                if stack:
-                    nested[opened] = stack[-1][0] + stack[-1][1] - 1
-        elif _prev_significant(text, i) in _VALUE_START:
-            end = _string_end(text, i)
-            if end is None:
-                return _Scan(spans, nested, _innermost(stack), i, [(e[0], e[1]) for e in stack])
-            pos = end
-    return _Scan(spans, nested, _innermost(stack), None, [(e[0], e[1]) for e in stack])
-
-
-def _innermost(stack: list[list[Any]]) -> int | None:
-    return stack[-1][0] + stack[-1][1] - 1 if stack else None
-
-
-def _prev_significant(text: str, i: int) -> str:
-    j = i - 1
-    while j >= 0 and text[j].isspace():
-        j -= 1
-    return text[j] if j >= 0 else ""
-
-
-def _next_significant(text: str, i: int, end: int) -> str:
-    while i < end and text[i].isspace():
-        i += 1
-    return text[i] if i < end else ""
-
-
-_STRING_BODY = {
-    '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*)*(?="|$)', re.DOTALL),
-    "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*(?='|$)", re.DOTALL),
-    "“": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
-    "”": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
-}
-
-
-def _string_end(text: str, start: int, end: int | None = None) -> int | None:
-    """Index just past the string opened at ``start``, or ``None`` if it never closes.
-
-    A quote closes the string only when the next significant character can follow a JSON
-    string (``, : } ]``, a comment, or the end), so unescaped inner quotes and apostrophes
-    stay content.
-    """
-    end = len(text) if end is None else end
-    body = _STRING_BODY[text[start]]
-    pos = start + 1
-    while True:
-        m = body.match(text, pos, end)
-        close = m.end() if m else pos
-        if close >= end:
-            return None
-        follow = _next_significant(text, close + 1, end)
-        if follow == "" or follow in _STRING_FOLLOW:
-            return close + 1
-        pos = close + 1
-
-
-_KEY_AHEAD = re.compile(r"""\s*(?:["'“][^"'”\n]{1,64}["'”]|[A-Za-z_]\w*)\s*[:：]""")
-
-
-def _inside_unclosed_structure(text: str, scan: _Scan) -> Callable[[int], bool]:
-    """A test for spans nested in the unclosed opener at a position: True when that opener, or
-    any unclosed opener around it, starts JSON. Prefix flags and a binary search keep it
-    O(log n) per span however deep the unclosed nesting."""
-    starts = [start for start, _ in scan.unclosed]
-    flags: list[bool] = []
-    for start, count in scan.unclosed:
-        flags.append(bool(flags and flags[-1]) or _opens_structure(text, start + count - 1))
-
-    def inside(opener: int) -> bool:
-        k = bisect.bisect_right(starts, opener) - 1
-        return k >= 0 and flags[k]
-
-    return inside
-
-
-def _opens_structure(text: str, opener: int) -> bool:
-    """True if the opener at ``opener`` starts JSON (a key follows ``{``, a value ``[``), as
-    opposed to a stray brace in prose."""
-    if text[opener] == "[":
-        return _next_significant(text, opener + 1, len(text)) in ("{", "[", '"', "'")
-    return _KEY_AHEAD.match(text, opener + 1) is not None
-
-
-def _could_be_envelope(text: str, start: int, end: int) -> bool:
-    """Cheap filter: an object needs a ':' and an array needs an object inside."""
-    if text[start] == "[":
-        return text.find("{", start + 1, end) != -1
-    return text.find(":", start, end) != -1 or text.find("：", start, end) != -1
-
-
-# -- loading and repairing one candidate -------------------------------------------------------
-_FAIL: Any = object()
-
-
-# A string that starts with a drive letter and an escape of a control character: JSON would read
-# "C:\new" as C: and a line break, so such text is read by the repair, which keeps a raw path's
-# backslashes (see _raw_words).
-_RAW_PATH_AHEAD = re.compile(r"""["'][A-Z]:\\(?:[bfnrt0-7av]|x[01]|u00[01])""")
-
-
-def _has_raw_path(text: str) -> bool:
-    # (most text has no backslash at all: that test costs next to nothing)
-    return "\\" in text and ":\\" in text and _RAW_PATH_AHEAD.search(text) is not None
-
-
-def _loads(text: str) -> Any:
-    if _has_raw_path(text):
-        return _FAIL
-    try:
-        return json.loads(text, strict=False)
-    except (ValueError, RecursionError):
-        return _FAIL
-
-
-def _load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
-    """Load ``raw`` as JSON, else repair its dialect and load it -> (value, repairs, error)."""
-    error = "a Windows path with raw backslashes"
-    try:
-        if not _has_raw_path(raw):
-            return json.loads(raw, strict=False), (), ""
-    except RecursionError:
-        return _FAIL, (), "it is nested too deeply"
-    except json.JSONDecodeError as exc:
-        error = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
-    except ValueError as exc:  # e.g. an integer too long to convert
-        error = str(exc)
-    try:
-        fixed, repairs = _repair(raw)
-        return json.loads(fixed, strict=False), tuple(repairs), ""
-    except (ValueError, RecursionError):
-        return _FAIL, (), error
-
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = JSON_NUMBER
-_LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
-_CLOSERS = {"{": "}", "[": "]", "(": ")"}
-_QUOTED_KEY_AHEAD = re.compile(r"""\s*["'“][^"'”\n]{0,64}["'”]\s*[:：]""")
-_NEXT_LINE_VALUE = re.compile(  # a line break, then what can only start a JSON value
-    r"""[ \t\r]*\n\s*(?:["'“{\[(\d-]|(?:true|false|null|True|False|None)\b)"""
-)
-_JSON_ESCAPES = frozenset('"\\/bfnrtu')
-
-
-def _repair(raw: str) -> tuple[str, list[str]]:
-    """Rewrite a JSON-ish value into strict JSON in one linear pass that follows the structure
-    (which brackets are open, whether a key, a colon, a value or a comma comes next).
-
-    Read, because their meaning is certain: single and curly quotes, ``True/False/None`` and
-    other letter cases of the literals, unquoted keys, trailing commas, comments, fullwidth
-    ``：`` ``，``, a missing comma between members or a missing colon after a key, doubled braces
-    (``{{ }}`` from ``str.format`` templates), ``.25`` / ``1.`` / ``+1``, Python tuples as lists,
-    a trailing ``...`` in a list, unescaped quotes inside a string whose end is still
-    unambiguous, raw backslashes (see :func:`_json_string`).
-
-    Raises:
-        ValueError: anything else (bare words, placeholders, unclosed strings or comments, two
-            readings of the quotes).
-    """
-    repairs: dict[str, None] = {}
-    raw = _undouble_braces(raw, repairs)
-    out: list[str | tuple[str, str]] = []  # strings stay (content, quote) until the end
-    stack: list[str] = []  # the open brackets
-    last = "start"  # what came last: start, open, comma, key, colon, value
-    comma = -1  # where in ``out`` the last comma is (dropped if a trailing one)
-    i, n = 0, len(raw)
-    while i < n:
-        c = raw[i]
-        if c.isspace():
-            out.append(c)
-            i += 1
-            continue
-        if c == "#" or raw.startswith("//", i) or raw.startswith("/*", i):
-            i = _comment_end(raw, i)
-            repairs["comments"] = None
-            continue
-        if c in "，：":
-            repairs["fullwidth punctuation"] = None
-            c = "," if c == "，" else ":"
-        if c in "}])":
-            if not stack or _CLOSERS[stack[-1]] != c:
-                raise ValueError("unmatched bracket")
-            if last == "comma":
-                out[comma] = ""
-                repairs["trailing commas"] = None
-            elif last not in ("open", "value"):
-                raise ValueError("a member without a value")
-            out.append("}" if c == "}" else "]")
-            stack.pop()
-            last, i = "value", i + 1
-            continue
-        if c == ",":
-            if last != "value" or not stack:
-                raise ValueError("misplaced comma")
-            out.append(c)
-            comma, last, i = len(out) - 1, "comma", i + 1
-            continue
-        if c == ":":
-            if last != "key":
-                raise ValueError("misplaced colon")
-            out.append(c)
-            last, i = "colon", i + 1
-            continue
-        if last == "value":  # two values with nothing between: a missing comma
-            if not stack or (stack[-1] == "{" and not _KEY_AHEAD.match(raw, i)):
-                raise ValueError("text after a value")
-            out.append(",")
-            comma, last = len(out) - 1, "comma"
-            repairs["missing commas"] = None
-        elif last == "key":  # a key and then a value: a missing colon
-            out.append(":")
-            last = "colon"
-            repairs["missing colons"] = None
-        container = stack[-1] if stack else ""
-        if container == "{" and last in ("open", "comma"):
-            i = _read_key(raw, i, out, repairs)
-            last = "key"
-            continue
-        if c in "\"'“”":
-            end = _value_string_end(raw, i, container)
-            out.append((raw[i + 1:end - 1], c))
-            i = end
-        elif c in "{[(":
-            if c == "(":
-                repairs["Python tuples as lists"] = None
-            stack.append(c)
-            out.append("[" if c == "(" else c)
-            last, i = "open", i + 1
-            continue
-        elif raw.startswith("...", i) or c == "…":
-            i = _skip_trailing_ellipsis(raw, i, stack, last)
-            out[comma] = ""
-            repairs["a trailing ... dropped from a list"] = None
-        elif c in "+-." or c.isdigit():
-            m = _NUMBER.match(raw, i)
-            if m is None:
-                raise ValueError("bad number")
-            out.append(_json_number(m.group(), repairs))
-            i = m.end()
-        else:
-            m = _IDENT.match(raw, i)
-            if m is None:
-                raise ValueError(f"unexpected character {c!r}")
-            out.append(_json_literal(m.group(), repairs))
-            i = m.end()
-        last = "value"
-    if stack or last != "value":
-        raise ValueError("the value is not closed")
-    # Python-dict style (a single-quoted string or True/False/None) decodes Python's escapes.
-    python = "Python literals True/False/None" in repairs or any(
-        isinstance(t, tuple) and t[1] == "'" for t in out
-    )
-    text = "".join(
-        t if isinstance(t, str) else _json_string(t[0], t[1], repairs, python) for t in out
-    )
-    return text, list(repairs)
-
-
-def _comment_end(raw: str, i: int) -> int:
-    if raw.startswith("/*", i):
-        close = raw.find("*/", i + 2)
-        if close == -1:
-            raise ValueError("unclosed comment")
-        return close + 2
-    nl = raw.find("\n", i)
-    return len(raw) if nl == -1 else nl
-
-
-def _read_key(raw: str, i: int, out: list[str | tuple[str, str]], repairs: dict[str, None]) -> int:
-    """Read the key at ``i`` into ``out``; the index after it. A quoted key ends at its first
-    closing quote; a bare identifier is a key too (JSON5)."""
-    c = raw[i]
-    if c in _STRING_BODY:
-        m = _STRING_BODY[c].match(raw, i + 1)
-        close = m.end() if m else i + 1
-        if close >= len(raw):
-            raise ValueError("unclosed key")
-        out.append((raw[i + 1:close], c))
-        return close + 1
-    m = _IDENT.match(raw, i)
-    if m is None:
-        raise ValueError(f"unexpected character {c!r} where a key belongs")
-    out.append((m.group(), '"'))
-    repairs["unquoted keys"] = None
-    return m.end()
-
-
-def _value_string_end(raw: str, start: int, container: str) -> int:
-    """The end of the string value at ``start``: the first quote after which the structure can
-    go on (``, } ] )``, a comment, the end; in an object also the next ``"key":``, and at the end
-    of a line the next value, when the comma is missing). Other quotes are content, except a
-    quote followed by another quote: that is ambiguous (``["a" "b"]``: two items, or one with
-    inner quotes?).
-
-    Raises:
-        ValueError: unclosed, or ambiguous.
-    """
-    body, n, pos = _STRING_BODY[raw[start]], len(raw), start + 1
-    while True:
-        m = body.match(raw, pos)
-        close = m.end() if m else pos
-        if close >= n:
-            raise ValueError("unclosed string")
-        j = close + 1
-        while j < n and raw[j].isspace():
-            j += 1
-        follow = raw[j] if j < n else ""
-        if follow in ("", ",", "}", "]", ")", "，", "#") or raw.startswith(("//", "/*"), j):
-            return close + 1
-        if container == "{" and _QUOTED_KEY_AHEAD.match(raw, close + 1):
-            return close + 1
-        if _NEXT_LINE_VALUE.match(raw, close + 1):  # a missing comma at the end of a line
-            return close + 1
-        if follow in "\"'“”":
-            raise ValueError("ambiguous quotes: one string or two?")
-        pos = close + 1
-
-
-def _skip_trailing_ellipsis(raw: str, i: int, stack: list[str], last: str) -> int:
-    """Past a ``...`` that ends a list after at least one item (``[1, 2, ...]``)."""
-    end = i + (1 if raw[i] == "…" else 3)
-    j = end
-    while j < len(raw) and raw[j].isspace():
-        j += 1
-    if not stack or stack[-1] == "{" or last != "comma" or raw[j:j + 1] != _CLOSERS[stack[-1]]:
-        raise ValueError("a ... placeholder")
-    return j
-
-
-def _json_number(text: str, repairs: dict[str, None]) -> str:
-    sign = "-" if text[0] == "-" else ""
-    body = text.lstrip("+-")
-    mantissa, e, exponent = body.partition("e") if "e" in body else body.partition("E")
-    fixed = mantissa
-    if fixed.startswith("."):
-        fixed = "0" + fixed
-    if fixed.endswith("."):
-        fixed += "0"
-    if fixed != mantissa or text[0] == "+":
-        repairs["numbers written .5, 5. or +5"] = None
-    return sign + fixed + e + exponent
-
-
-def _json_literal(word: str, repairs: dict[str, None]) -> str:
-    if word in ("true", "false", "null", "NaN", "Infinity"):
-        return word
-    literal = _LITERALS.get(word.lower())
-    if literal is None:
-        raise ValueError(f"bare word {word!r}")
-    if word in ("True", "False", "None"):
-        repairs["Python literals True/False/None"] = None
-    else:
-        repairs["literals in another letter case (TRUE, Null)"] = None
-    return literal
-
-
-_BRACE_RUN = re.compile(r"""\{+|\}+|["'“”]""")
-
-
-def _undouble_braces(raw: str, repairs: dict[str, None]) -> str:
-    """``{{"a": {{}}}}`` -> ``{"a": {}}`` when every run of braces outside strings is doubled
-    (a ``str.format`` template copied as written); otherwise ``raw`` unchanged."""
-    if not raw.startswith("{{"):
-        return raw
-    out, pos = [], 0
-    while True:
-        m = _BRACE_RUN.search(raw, pos)
-        if m is None:
-            out.append(raw[pos:])
-            break
-        out.append(raw[pos:m.start()])
-        token, pos = m.group(), m.end()
-        if token[0] in "{}":
-            if len(token) % 2:
-                return raw
-            out.append(token[: len(token) // 2])
-        elif _prev_significant(raw, m.start()) in _VALUE_START:
-            end = _string_end(raw, m.start())
-            if end is None:
-                return raw
-            out.append(raw[m.start():end])
-            pos = end
-        else:
-            out.append(token)
-    repairs["doubled braces"] = None
-    return "".join(out)
-
-
-_PY_ESCAPES = {"a": "\\u0007", "v": "\\u000b"}
-_PY_ESCAPE = re.compile(r"x[0-9a-fA-F]{2}|[0-7]{1,3}|U[0-9a-fA-F]{8}|[av]")
-_WORD = re.compile(r"\S+")
-_PATH = re.compile(r'[A-Z]:\\(?!\\)[^<>:"|?*\n]*')  # C:\... and nothing a path cannot hold
-
-
-def _raw_words(content: str, python: bool) -> list[tuple[int, int]]:
-    """The spans of a string whose backslashes were written raw: all of it when it is a Windows
-    path (a drive letter and one backslash, nothing a path cannot hold, ``C:\\Program
-    Files\\new``) whose escapes would give a control character or are unknown; else each
-    word (run without whitespace) with an escape JSON does not know (``\\d``, ``\\p``). In
-    those, ``\\n`` ``\\r`` ``\\t`` are a backslash and a letter too: ``D:\\reports\\new`` is a
-    path, not a line break."""
-    if _PATH.fullmatch(content) and any(
-        not known or _escapes_a_control(content, i, python)
-        for i, _, known in _escapes(content, python)
-    ):
-        return [(0, len(content))]
-    return [
-        m.span() for m in _WORD.finditer(content)
-        if "\\" in m.group() and _has_unknown_escape(m.group(), python)
-    ]
-
-
-def _escapes(text: str, python: bool) -> Iterator[tuple[int, str, bool]]:
-    """``(position, letter, known)`` for each backslash escape in ``text`` (JSON's, and
-    Python's in Python-style replies)."""
-    i = text.find("\\")
-    while 0 <= i < len(text) - 1:
-        letter = text[i + 1]
-        known = (
-            letter in "\\\"'/bfnrt"
-            or (letter == "u" and _is_hex4(text, i + 2))
-            or (python and _PY_ESCAPE.match(text, i + 1) is not None)
-        )
-        yield i, letter, known
-        i = text.find("\\", i + 2)
-
-
-def _escapes_a_control(text: str, i: int, python: bool) -> bool:
-    """True if the escape at ``text[i]`` decodes to a control character (``\\n``, ``\\u001f``,
-    and in Python style ``\\0``, ``\\x07``, ``\\a``...)."""
-    letter = text[i + 1]
-    if letter in "bfnrt":
-        return True
-    if letter == "u" and _is_hex4(text, i + 2):
-        return _is_control(int(text[i + 2:i + 6], 16))
-    py = _PY_ESCAPE.match(text, i + 1) if python else None
-    if py is None:
-        return False
-    code = py.group()
-    if code in ("a", "v"):
-        return True
-    return _is_control(int(code[1:], 16) if code[0] in "xU" else int(code, 8))
-
-
-def _is_control(codepoint: int) -> bool:
-    return codepoint < 0x20 or 0x7F <= codepoint < 0xA0
-
-
-def _has_unknown_escape(word: str, python: bool) -> bool:
-    return any(not known for _, _, known in _escapes(word, python))
-
-
-def _json_string(content: str, quote: str, repairs: dict[str, None], python: bool) -> str:
-    """The JSON literal for the string ``content`` that was delimited by ``quote``.
-
-    Valid JSON escapes stay; in Python-style replies Python's own escapes (``\\xHH``, octal,
-    ``\\UHHHHHHHH``, ``\\a``, ``\\v``) are decoded. Any other backslash is kept literally
-    (Python's rule for unknown escapes), and so is every backslash of a word that shows it was
-    written raw (see :func:`_raw_words`), so regexes and Windows paths survive.
-    """
-    if quote == "'":
-        repairs["single-quoted strings"] = None
-    elif quote in "“”":
-        repairs["curly quotes as delimiters"] = None
-    raw_words = _raw_words(content, python) if "\\" in content else []
-    if raw_words:
-        repairs["raw backslashes kept"] = None
-    word = 0
-    out: list[str] = ['"']
-    i, n = 0, len(content)
-    while i < n:
-        c = content[i]
-        if c == "\\" and i + 1 < n:
-            nxt = content[i + 1]
-            while word < len(raw_words) and raw_words[word][1] <= i:
-                word += 1
-            raw = word < len(raw_words) and raw_words[word][0] <= i
-            py = _PY_ESCAPE.match(content, i + 1) if python and not raw else None
-            if nxt in "'\"" and (raw or nxt == "'"):
-                out.append("'" if nxt == "'" else '\\"')
-            elif raw:
-                out.append("\\\\")
-                i += 1
-                continue
-            elif py:
-                code = py.group()
-                char = _PY_ESCAPES.get(code) or json.dumps(
-                    chr(int(code[1:], 16) if code[0] in "xU" else int(code, 8))
-                )[1:-1]
-                out.append(char)
-                i = py.end()
-                continue
-            elif nxt in _JSON_ESCAPES and not (nxt == "u" and not _is_hex4(content, i + 2)):
-                out.append(c + nxt)
-            else:
-                out.append("\\\\" + nxt)
-                repairs["invalid escapes kept as backslashes"] = None
-            i += 2
-            continue
-        if c == "\\":
-            out.append("\\\\")
-        elif c == '"':
-            out.append('\\"')
-            if quote == '"':
-                repairs["unescaped quotes inside a string"] = None
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\r":
-            out.append("\\r")
-        else:
-            out.append(c)
-        i += 1
-    out.append('"')
-    return "".join(out)
-
-
-def _is_hex4(s: str, i: int) -> bool:
-    return len(s) >= i + 4 and all(ch in "0123456789abcdefABCDEF" for ch in s[i:i + 4])
-
-
 def _close_truncated(
     text: str, start: int, repairs: tuple[str, ...], namer: ValueNamer | None
 ) -> Reply | None:
     """Supply a missing final ``}`` for the outermost object at ``start``, if that alone
     completes an envelope whose action is whole."""
-    if text[start] != "{" or _prev_significant(text, start) in _VALUE_START:
+    if text[start] != "{" or prev_significant(text, start) in VALUE_START:
         return None  # nested in another unclosed value: more than one bracket is missing
-    value, fixes, _ = _load_or_repair(text[start:] + "}")
+    value, fixes, _ = load_or_repair(text[start:] + "}")
     if not isinstance(value, dict) or "action" not in value:
         return None
     try:
-        reply = _interpret(value, "repaired", (*repairs, *fixes, "added the missing final }"),
+        reply = interpret(value, "repaired", (*repairs, *fixes, "added the missing final }"),
                            namer)
-    except _Shape:
+    except Shape:
         return None
-    if reply is None or _never_an_action(reply):
+    if reply is None or never_an_action(reply):
         return None
     return _finish(reply, text + "}", start, len(text) + 1)
 
 
-# -- interpreting a JSON value -----------------------------------------------------------------
-ValueNamer = Callable[[str, Any], "str | None"]
-"""``namer(tool, value) -> argument name or None``: the name to give a value the model wrote for
-``tool`` without an argument name (the agent passes one that knows the toolbox)."""
-
-_MAX_ARGS_DEPTH = 64  # deeper args are refused: nothing real nests so deep, and they break
-# every recursive consumer (JSON encoders, schema validators) further down the loop
-@dataclass
-class _Reading:
-    """What reading one JSON value collects: the repairs made, and the agent's namer."""
-
-    fixes: list[str]
-    namer: ValueNamer | None = None
-
-
-def _interpret(
-    value: Any, stage: str, repairs: tuple[str, ...], namer: ValueNamer | None = None
-) -> Reply | None:
-    """Turn a JSON value into a Reply; ``None`` if it is not an envelope at all.
-
-    Every JSON value is accepted: odd shapes are ``None`` or a :class:`_Shape`, never another
-    exception.
-
-    Raises:
-        _Shape: an envelope whose action is missing, contradictory or malformed.
-    """
-    reading = _Reading(list(repairs), namer)
-    if isinstance(value, list):
-        calls = _read_list(value, reading, top=True)
-        return None if calls is None else Reply(None, calls, None, stage, tuple(reading.fixes))
-    if not isinstance(value, dict):
-        return None
-    read = _read_envelope(value, reading)
-    if read is None:
-        return None
-    calls, final = read
-    return Reply(_thought_of(value), calls, final, stage, tuple(reading.fixes))
-
-
-def _thought_of(value: dict[str, Any]) -> str | None:
-    thought = value.get("thought")
-    return (thought.strip() or None) if isinstance(thought, str) else None
-
-
-def _read_envelope(
-    value: dict[str, Any], reading: _Reading
-) -> tuple[list[ToolCall], str | None] | None:
-    """An object -> (calls, final answer); ``None`` if it is not an envelope or an action."""
-    wrapped = _wrapped(value)
-    if wrapped is not None:  # {"tool_call": {...}}, maybe with a thought beside it
-        key, inner = wrapped
-        reading.fixes.append(f"read the action inside {key!r}")
-        if "action" in inner or "tool_calls" in inner:
-            return _read_envelope(inner, reading) if _wrapped(inner) is None else None
-        return _read_action_value(inner, reading)
-    if isinstance(value.get("tool_calls"), list) and "action" not in value:
-        if not value["tool_calls"]:
-            raise _Shape("no_action", "Its tool_calls list was empty.")
-        return [_read_call(item, reading) for item in value["tool_calls"]], None
-    if "action" in value:
-        action = value["action"]
-        if action in (None, "", {}, []) and any(k in value for k in FINAL_KEYS):
-            reading.fixes.append("read the final answer beside an empty action")
-            return _one_action({k: value[k] for k in FINAL_KEYS if k in value}, reading)
-        if isinstance(action, str):  # LangChain: {"action": "tool" | "Final Answer", ...}
-            action = _langchain_action(value, action, reading)
-        return _read_action_value(action, reading)
-    keys = set(value)
-    if any(k in value for k in NAME_KEYS):
-        return _one_action(value, reading) if keys <= _CALL_KEYS else None
-    if "final_answer" in value or (
-        any(k in value for k in FINAL_KEYS) and keys <= {"thought", *FINAL_KEYS}
-    ):
-        return _one_action(value, reading)
-    if _thought_of(value) is not None:
-        raise _Shape(
-            "no_action",
-            'It had a "thought" but no "action"; every reply needs an action: a tool call or '
-            "the final answer.",
-        )
-    return None
-
-
-def _read_action_value(action: Any, reading: _Reading) -> tuple[list[ToolCall], str | None]:
-    """The value of an ``action`` (or of a wrapper key) -> (calls, final answer)."""
-    action = _unwrap_action(action, reading)
-    if isinstance(action, list):
-        return _read_list(action, reading, top=False) or [], None
-    if not isinstance(action, dict):
-        raise _Shape(
-            "no_action",
-            'Its "action" must be an object like {"name": ..., "args": {...}} or '
-            '{"final_answer": ...}.',
-        )
-    return _one_action(action, reading)
-
-
-def _wrapped(value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """``(key, inner)`` for ``{"tool_call": {...}}`` (a thought may stand beside it)."""
-    keys = [k for k in value if k != "thought"]
-    if len(keys) == 1 and keys[0] in WRAPPER_KEYS and isinstance(value[keys[0]], dict):
-        return keys[0], value[keys[0]]
-    return None
-
-
-def _unwrap_action(action: Any, reading: _Reading) -> Any:
-    """The action inside ``{"action": {...}}`` or a wrapper key (``{"tool_call": {...}}``), and
-    LangChain's ``{"action": "tool", "action_input": ...}`` as an action object."""
-    for _ in range(_MAX_ARGS_DEPTH):
-        if not isinstance(action, dict):
-            return action
-        if isinstance(action.get("action"), str) and set(action) <= {"action", "action_input"}:
-            return _langchain_action(action, action["action"], reading)
-        if len(action) == 1:
-            (key, inner), = action.items()
-            if key in ("action", *WRAPPER_KEYS) and isinstance(inner, (dict, list)):
-                reading.fixes.append(f"read the action inside {key!r}")
-                action = inner
-                continue
-        return action
-    raise _Shape("too_deep", "Its action was wrapped in too many objects.")
-
-
-def _langchain_action(value: dict[str, Any], name: str, reading: _Reading) -> dict[str, Any]:
-    """``{"action": "tool", "action_input": ...}`` -> an action object. Without an
-    ``action_input`` (or a thought showing it is an envelope) a lone text is not a call."""
-    if "action_input" not in value and _thought_of(value) is None:
-        raise _Shape(
-            "bad_call",
-            f'Its "action" was only the text {_quote(name[:40])}; write a tool call as '
-            '{"name": "<tool name>", "args": {...}}.',
-        )
-    reading.fixes.append("read LangChain action/action_input")
-    payload = value.get("action_input")
-    if name.strip().lower() in ("final answer", "final_answer", "finish"):
-        return {"final_answer": payload}
-    return {"name": name, "args": payload}
-
-
-def _one_action(action: dict[str, Any], reading: _Reading) -> tuple[list[ToolCall], str | None]:
-    call, final = _read_action(action, reading)
-    return ([call] if call else []), final
-
-
-def _looks_like_action(item: dict[str, Any]) -> bool:
-    return any(k in item for k in ("action", "tool_calls", *NAME_KEYS, *FINAL_KEYS, *WRAPPER_KEYS))
-
-
-def _read_list(items: list[Any], reading: _Reading, *, top: bool) -> list[ToolCall] | None:
-    """A list of calls (an action list, or a top-level array of envelopes or calls). At the top
-    level a list that holds no action-like object is ``None`` (not an envelope)."""
-    if top and not any(isinstance(i, dict) and _looks_like_action(i) for i in items):
-        return None
-    if not items:
-        raise _Shape("no_action", 'Its "action" list held no tool calls.')
-    calls = []
-    for item in items:
-        if not isinstance(item, dict):
-            raise _Shape(
-                "bad_call",
-                "A list of actions may hold only tool calls like "
-                f'{{"name": ..., "args": {{...}}}}, not {_show(item)}.',
-            )
-        action: Any = item
-        if "action" in item:
-            action = item["action"]
-            if isinstance(action, str):
-                action = _langchain_action(item, action, reading)
-        action = _unwrap_action(action, reading)
-        if isinstance(action, list):
-            raise _Shape("ambiguous", "A list of actions cannot hold another list.")
-        if not isinstance(action, dict):
-            raise _Shape(
-                "bad_call",
-                f"Each action in a list must be a tool call like "
-                f'{{"name": ..., "args": {{...}}}}, not {_show(action)}.',
-            )
-        call, _ = _read_action(action, reading)
-        if call is None:
-            raise _Shape(
-                "ambiguous",
-                "A list of actions may hold only tool calls; give the final answer alone, "
-                "after the observations.",
-            )
-        calls.append(call)
-    return calls
-
-
-def _read_action(action: dict[str, Any], reading: _Reading) -> tuple[ToolCall | None, str | None]:
-    """One action object -> (call, None) or (None, final answer)."""
-    finals = [k for k in FINAL_KEYS if k in action]
-    has_call = any(k in action for k in NAME_KEYS)
-    if finals and has_call:
-        raise _Shape(
-            "ambiguous",
-            "Its action both calls a tool and gives a final answer; do one of them per reply "
-            "(the answer must wait for the observation).",
-        )
-    if finals:
-        answers = {json.dumps(action[k], sort_keys=True) for k in finals} if finals[1:] else ()
-        if len(answers) > 1:
-            raise _Shape("ambiguous", f"Its action holds several different answers ({finals}).")
-        if finals[0] != "final_answer":
-            reading.fixes.append(f"read {finals[0]!r} as final_answer")
-        answer = action[finals[0]]
-        if answer is None:
-            raise _Shape("bad_final", 'Its "final_answer" was null; write the answer as text.')
-        if not isinstance(answer, str):
-            answer = json.dumps(answer, ensure_ascii=False)
-        return None, answer
-    if has_call:
-        return _read_call(action, reading), None
-    if len(action) == 1:  # {"get_weather": {"city": "Paris"}}: the tool name as the key
-        (name, args), = action.items()
-        if _TOOL_NAME.fullmatch(name):
-            if isinstance(args, dict):
-                reading.fixes.append("read {tool: args} action")
-                return ToolCall(name, _checked_args(args, name)), None
-            problem = (
-                f"Its action {_show(action)} names {name!r} but gives no args object; write "
-                f'{{"name": "{name}", "args": {{"<argument>": ...}}}}.'
-            )
-            return ToolCall(name, _bare_value(name, args, problem, reading)), None
-    raise _Shape(
-        "no_action", f'Its action {_show(action)} has neither a tool "name" nor a "final_answer".'
-    )
-
-
-def _read_call(action: Any, reading: _Reading) -> ToolCall:
-    """A call object -> ToolCall, accepting the aliases and OpenAI's ``function`` object."""
-    if not isinstance(action, dict):
-        raise _Shape("bad_call", "Each tool call must be an object with a name and args.")
-    names: dict[str, Any] = {}
-    args_given: dict[str, Any] = {}
-    for key in NAME_KEYS:
-        if key not in action:
-            continue
-        v = action[key]
-        if key == "function" and isinstance(v, dict):  # OpenAI: {"function": {name, arguments}}
-            names[key] = v.get("name")
-            if "arguments" in v:
-                args_given["function.arguments"] = v["arguments"]
-            reading.fixes.append("read the OpenAI function object")
-        else:
-            names[key] = v
-    for key in ARGS_KEYS:
-        if key in action:
-            args_given[key] = action[key]
-    if not names:
-        raise _Shape("bad_call", f'The tool call {_show(action)} has no tool "name".')
-    distinct = {json.dumps(v, sort_keys=True, default=str) for v in names.values()}
-    if len(distinct) > 1:
-        raise _Shape(
-            "ambiguous",
-            f"Its action names more than one tool ({', '.join(map(str, names.values()))}); "
-            "call one tool per action, or use a list of actions.",
-        )
-    name = next(iter(names.values()))
-    if not isinstance(name, str) or not name.strip():
-        raise _Shape("bad_call", 'The tool "name" must be a non-empty string.')
-    name = name.strip()
-    for key in names:
-        if key != "name" and key != "function":
-            reading.fixes.append(f"read {key!r} as name")
-    arg_values = {json.dumps(v, sort_keys=True, default=str) for v in args_given.values()}
-    if len(arg_values) > 1:
-        raise _Shape(
-            "ambiguous", f"Its action gives the arguments twice ({list(args_given)}).", name
-        )
-    key, args = next(iter(args_given.items()), ("args", None))
-    if key not in ("args", "function.arguments", "arguments"):
-        reading.fixes.append(f"read {key!r} as args")
-    return ToolCall(name, _read_args(args, name, reading))
-
-
-def _read_args(args: Any, name: str, reading: _Reading) -> dict[str, Any]:
-    if args is None:
-        return {}
-    for _ in range(2):  # a JSON-encoded string, at most twice
-        if not isinstance(args, str):
-            break
-        try:
-            decoded = json.loads(args, strict=False)
-        except (ValueError, RecursionError):
-            problem = (
-                f'The "args" of {name} was the text {_quote(args[:40])}, not an object; send '
-                f'the arguments by name, like "args": {{"<argument>": "<value>"}}.'
-            )
-            return _bare_value(name, args, problem, reading)
-        reading.fixes.append("decoded args given as a JSON string")
-        args = decoded
-    if args is None:
-        return {}
-    if not isinstance(args, dict):
-        problem = (
-            f'The "args" of {name} must be an object with the argument names as keys, '
-            f"not {_json_type_name(args)}."
-        )
-        return _bare_value(name, args, problem, reading)
-    return _checked_args(args, name)
-
-
-def _bare_value(name: str, value: Any, problem: str, reading: _Reading) -> dict[str, Any]:
-    """Args for a value given without an argument name: named by the agent's namer (which
-    knows the tool), else the ``bad_args`` error ``problem``."""
-    arg = reading.namer(name, value) if reading.namer is not None else None
-    if arg is None:
-        raise _Shape("bad_args", problem, name)
-    reading.fixes.append(f"gave the bare value to {arg!r}, the only required argument of {name}")
-    return {arg: value}
-
-
-def _checked_args(args: dict[str, Any], name: str) -> dict[str, Any]:
-    """``args`` unless nested too deeply."""
-    if _deeper_than(args, _MAX_ARGS_DEPTH):
-        raise _Shape(
-            "too_deep",
-            f"The args of {name} are nested more than {_MAX_ARGS_DEPTH} levels deep; send them "
-            "flatter.",
-            name,
-        )
-    return args
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return False
-
-
-def _json_type_name(value: Any) -> str:
-    names = {bool: "a boolean", int: "a number", float: "a number", list: "a list", str: "text"}
-    return names.get(type(value), type(value).__name__)
-
-
-def _show(value: Any) -> str:
-    """A value as short one-line JSON text for a message."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (ValueError, RecursionError):
-        return f"(a deeply nested {type(value).__name__})"
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:59] + "…"
-
-
-def _quote(s: str) -> str:
-    s = " ".join(s.split())
-    return json.dumps(s, ensure_ascii=False)

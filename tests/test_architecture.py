@@ -22,7 +22,8 @@ ORDER = [
     # 2. tools and prompts
     "toolbox", "prompts", "lexical", "stream", "calculator", "clock", "file_tools",
     # 3. reading replies, running tools, routing; the model backends
-    "parser", "invoker", "constrain", "routing", "builtin_tools", "memory",
+    "scan", "repair", "envelope", "placeholders", "parser",
+    "invoker", "constrain", "routing", "builtin_tools", "memory",
     "models.base", "models.scripted", "models.weights", "models.cpu_probe", "models.llama_cpp",
     "models.llama_server", "models.openai_chat", "models",
     # 4. events and options
