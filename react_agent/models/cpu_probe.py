@@ -101,7 +101,8 @@ def decide(
                        "forced")
     from_env = _from_environment()
     if from_env is not None:
-        return _said_once(Verdict(from_env, f"{ENV_VAR}={os.environ[ENV_VAR]}", "environment"))
+        return _said_once(Verdict(from_env, f"{ENV_VAR}={os.environ[ENV_VAR]} is set",
+                                  "environment"))
     cache_file = cache_file or cache_dir() / CACHE_FILE
     key = probe_key(model_path)
     cache_file.parent.mkdir(parents=True, exist_ok=True)
@@ -186,8 +187,8 @@ def _from_environment() -> bool | None:
 def _said_once(verdict: Verdict) -> Verdict:
     if not verdict.extra_buffer_types and verdict.reason not in _said:
         _said.add(verdict.reason)
-        log.warning("llama.cpp runs without extra buffer types (weight repacking, slower): %s; "
-                    "%s=1 forces the fast path.", verdict.reason, ENV_VAR)
+        log.warning("llama.cpp runs without extra buffer types (no weight repacking) because "
+                    "%s; %s=1 turns them on.", verdict.reason, ENV_VAR)
     return verdict
 
 
