@@ -17,7 +17,7 @@ import argparse
 import functools
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,8 @@ from react_agent import (
     RunResult,
     ScriptedModel,
     Toolbox,
-    ToolCall,
 )
-from react_agent.calculator import evaluate
+from react_agent.checks import check_run
 from react_agent.display import Printer
 from react_agent.models import LlamaCppModel, OpenAIChatModel
 
@@ -110,32 +109,6 @@ def task_turns(turn: Turn) -> list[Turn]:
 
 
 # -- checks ---------------------------------------------------------------------------------------
-def check_run(result: RunResult, spec: Spec) -> list[str]:
-    """Real-model tier: what is wrong with ``result`` for this turn (``[]`` = pass)."""
-    problems = call_problems(result, spec)
-    forbidden = spec.get("forbidden_tools", [])
-    problems += [
-        f"forbidden tool called: {_show(call.name, call.args)}"
-        for call in result.tool_calls
-        if "*" in forbidden or call.name in forbidden
-    ]
-    if result.status != "final_answer":
-        problems.append(f"the run ended with status {result.status!r}: {result.error}")
-    return problems + memory_problems(result, spec) + answer_problems(
-        result.final_answer, spec["final_answer"]
-    )
-
-
-def memory_problems(result: RunResult, spec: Spec) -> list[str]:
-    """A later turn of a conversation: the model's input must hold the earlier turns."""
-    needed = spec.get("memory", {}).get("model_input_must_contain", [])
-    asked = [i for i, m in enumerate(result.messages)
-             if m["role"] == "user" and m["content"] == spec["user"]]
-    earlier = result.messages[: asked[-1] + 1] if asked else []
-    seen = "\n".join(m["content"] for m in earlier if m["role"] != "system")
-    return [f"the model's input lacks {s!r} (the earlier turns)" for s in needed if s not in seen]
-
-
 def check_replay(result: RunResult, spec: Spec) -> list[str]:
     """Scripted tier: exactly the reference calls and observations, plus :func:`check_run`."""
     reference = spec["reference_trajectory"]
@@ -152,109 +125,6 @@ def check_replay(result: RunResult, spec: Spec) -> list[str]:
                 f"reference {reference_observations(ref)}"
             )
     return problems + check_run(result, spec)
-
-
-def call_problems(result: RunResult, spec: Spec) -> list[str]:
-    """Missing required calls and ``call_order`` violations.
-
-    Each expected call takes the first unused matching call made after the previous group's
-    steps; calls of one group may share a step (a parallel action) only if ``parallel_allowed``.
-    """
-    expected = spec["expected_calls"]
-    made = [(step.index, call) for step in result.steps for call in step.tool_calls]
-    order = spec.get("call_order", [])
-    in_order = {i for group in order for i in group}
-    groups = [*order, *([i] for i in range(len(expected)) if i not in in_order)]
-    problems: list[str] = []
-    used: set[int] = set()
-    after = 0  # the last step of the previous group
-    for group in groups:
-        steps = []
-        for i in group:
-            want = expected[i]
-            found = [
-                n for n, (_, call) in enumerate(made) if n not in used and call_matches(want, call)
-            ]
-            later = [n for n in found if made[n][0] > after]
-            if not found:
-                if want.get("required", True):
-                    problems.append(f"missing call {_show(want['name'], want['args'])}")
-                continue
-            if not later:
-                problems.append(f"call {_show(want['name'], want['args'])} came out of order")
-            n = (later or found)[0]
-            used.add(n)
-            steps.append(made[n][0])
-        if len(set(steps)) < len(steps) and not spec.get("parallel_allowed"):
-            problems.append(f"expected calls {group} came as one parallel step; not allowed here")
-        after = max(steps, default=after)
-    return problems
-
-
-def call_matches(want: Spec, call: ToolCall) -> bool:
-    return want["name"] == call.name and args_match(want, call.args)
-
-
-def args_match(want: Spec, args: dict[str, Any]) -> bool:
-    """``args`` equal ``want["args"]``, except keys with an ``args_match`` rule."""
-    rules: dict[str, Spec] = want.get("args_match", {})
-    keys = set(want["args"]) | set(rules)
-    if set(args) - keys:
-        return False
-    for key in keys:
-        rule = rules.get(key, {})
-        if key not in args:
-            if rule.get("optional"):
-                continue
-            return False
-        tests = [RULES[kind](args[key], arg) for kind, arg in rule.items() if kind != "optional"]
-        if not (all(tests) if tests else args[key] == want["args"].get(key, args[key])):
-            return False
-    return True
-
-
-def evaluates_to(value: Any, number: float) -> bool:
-    """``value`` is plain arithmetic (or a number) equal to ``number`` within 1e-9."""
-    if isinstance(value, str):
-        value = arithmetic(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return abs(value - number) <= 1e-9
-
-
-RULES: dict[str, Callable[[Any, Any], bool]] = {
-    "evaluates_to": evaluates_to,
-    "contains": lambda value, text: isinstance(value, str) and text in value,
-    "icontains": lambda value, text: isinstance(value, str) and text.lower() in value.lower(),
-    "one_of": lambda value, options: value in options,
-}
-
-
-def answer_problems(answer: str | None, rules: Spec) -> list[str]:
-    """What the final answer lacks under ``non_empty``/``must_contain``/``must_contain_any``."""
-    text = answer or ""
-    problems = ["the final answer is empty"] if rules.get("non_empty") and not text.strip() else []
-    problems += [
-        f"the final answer lacks {s!r}" for s in rules.get("must_contain", []) if s not in text
-    ]
-    problems += [
-        f"the final answer has none of {group}"
-        for group in rules.get("must_contain_any", [])
-        if not any(s in text for s in group)
-    ]
-    return problems
-
-
-def arithmetic(text: str) -> float | None:
-    """The value of plain arithmetic (the built-in calculator's rules), else ``None``."""
-    try:
-        return evaluate(text)
-    except (ValueError, ArithmeticError):
-        return None
-
-
-def _show(name: str, args: dict[str, Any]) -> str:
-    return f"{name} {json.dumps(args, ensure_ascii=False)}"
 
 
 # -- running a seed from the command line ---------------------------------------------------------

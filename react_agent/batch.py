@@ -1,35 +1,60 @@
 """Running many tasks from a JSON Lines file (``react-agent run --tasks FILE --out RESULTS``).
 
-Each input line is ``{"task": str, "id": optional str, "tools": optional "MODULE:OBJECT",
-"expected": optional [substrings the final answer must contain]}``. Each finished task appends
-one line to the output (flushed at once), so an interrupted batch resumes where it stopped:
-tasks whose id is already in the output are skipped. A task cut short by Ctrl-C is not
-written, so it runs again next time.
+Each input line is one task::
+
+    {"task": str, "id": str, "tools": "MODULE:OBJECT" | "FILE.py:OBJECT", "max_steps": int,
+     "shape": str, "expected": [substrings the final answer must contain],
+     ...checks (see :mod:`react_agent.checks`): "expected_calls", "call_order",
+     "parallel_allowed", "forbidden_tools", "final_answer", "memory"}
+
+or a conversation, ``{"id", "tools", "turns": [{"task": str, ...checks}, ...]}``, whose turns
+run one after the other in one chat. Only ``task`` (or ``turns``) is required. A relative
+``FILE.py`` in ``tools`` is looked up next to the tasks file first; ``shape`` is a free label
+(conditional, compare, ...) that the summary counts by.
+
+Each finished task appends one line to the output (flushed at once), so an interrupted batch
+resumes where it stopped: tasks whose id is already in the output are skipped. A task cut short
+by Ctrl-C is not written, so it runs again next time.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from . import checks
 from .agent import Agent
 from .errors import ConfigError
 from .persist import append_json_lines, read_json_lines, write_json_line
 from .types import RunResult
 
+TaskChecks = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class BatchTask:
-    """One line of a tasks file."""
+    """One line of a tasks file: ``task`` is its (first) user message; ``turns`` holds every
+    turn of a conversation as ``(task, checks)`` (one turn for a plain task); ``checks`` are
+    those of the last turn, ``max_steps`` overrides the agent's budget when set."""
 
     id: str
     task: str
     tools: str | None = None
     expected: tuple[str, ...] = ()
+    checks: TaskChecks = field(default_factory=dict, compare=False)
+    turns: tuple[tuple[str, TaskChecks], ...] = ()
+    max_steps: int | None = None
+    shape: str | None = None
+
+    def all_turns(self) -> tuple[tuple[str, TaskChecks], ...]:
+        """``(task, checks)`` of every turn, in order."""
+        return self.turns or ((self.task, self.checks),)
 
 
 @dataclass
@@ -51,22 +76,51 @@ def load_tasks(path: str | os.PathLike[str]) -> list[BatchTask]:
     tasks, seen = [], set()
     for number, data in read_json_lines(path, "tasks file"):
         try:
-            task = BatchTask(
-                id=str(data.get("id", number)), task=data["task"], tools=data.get("tools"),
-                expected=tuple(data.get("expected") or ()),
-            )
-            if not isinstance(task.task, str) or not task.task.strip():
-                raise ValueError("task must be a non-empty string")
+            task = _task(data, str(number), Path(path).parent)
         except (ValueError, KeyError, AttributeError, TypeError) as exc:
             raise ConfigError(
                 f"{path}, line {number}: not a task ({type(exc).__name__}: {exc}); expected "
-                '{"task": "...", "id": "...", "tools": "MODULE:OBJECT", "expected": ["..."]}.'
+                '{"task": "...", "id": "...", "tools": "MODULE:OBJECT", "expected": ["..."]} '
+                "or {\"turns\": [{\"task\": \"...\"}, ...]} (see the README)."
             ) from exc
         if task.id in seen:
             raise ConfigError(f"{path}, line {number}: the id {task.id!r} is used twice.")
         seen.add(task.id)
         tasks.append(task)
     return tasks
+
+
+def _task(data: dict[str, Any], number: str, folder: Path) -> BatchTask:
+    turns = data.get("turns", [data])
+    if not isinstance(turns, list) or not turns:
+        raise ValueError("turns must be a non-empty list")
+    pairs = []
+    for turn in turns:
+        if not isinstance(turn.get("task"), str) or not turn["task"].strip():
+            raise ValueError("task must be a non-empty string")
+        spec = {k: turn[k] for k in checks.CHECK_KEYS if k in turn}
+        checks.validate(spec)
+        pairs.append((turn["task"], spec))
+    max_steps = data.get("max_steps")
+    if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+        raise ValueError("max_steps must be a positive integer")
+    return BatchTask(
+        id=str(data.get("id", number)), task=pairs[0][0], tools=_tools_spec(data.get("tools"),
+                                                                           folder),
+        expected=tuple(data.get("expected") or ()), checks=pairs[-1][1],
+        turns=tuple(pairs) if "turns" in data else (), max_steps=max_steps,
+        shape=data.get("shape"),
+    )
+
+
+def _tools_spec(spec: str | None, folder: Path) -> str | None:
+    """``FILE.py:OBJECT`` with a relative file found next to the tasks file made absolute."""
+    if not spec:
+        return None
+    file, sep, obj = spec.rpartition(":")
+    if file.endswith(".py") and not Path(file).is_absolute() and (folder / file).is_file():
+        return f"{(folder / file).resolve()}{sep}{obj}"
+    return spec
 
 
 def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -86,13 +140,16 @@ def run_batch(
     make_agent: Callable[[BatchTask], Agent],
     progress: Callable[[int, int, BatchTask, dict[str, Any] | None], Any] | None = None,
 ) -> BatchReport:
-    """Run each task not yet in ``out`` with ``make_agent(task)`` and append its record.
+    """Run each task not yet in ``out`` with a fresh ``make_agent(task)`` and append its record
+    (the turns of a conversation run in one chat of that agent).
 
     ``progress(done, total, task, record)`` is called before each task (``record`` ``None``) and
-    after it. A record holds ``id``, ``task``, ``status``, ``final_answer``, ``best_effort``,
-    ``error``, ``passed`` (``None`` without ``expected``), ``missing``, ``steps``,
-    ``tool_calls``, ``prompt_tokens``, ``completion_tokens``, ``seconds`` and ``result`` (the
-    whole RunResult).
+    after it. A record holds ``id``, ``shape``, ``task``, ``status``, ``final_answer``,
+    ``best_effort``, ``error``, ``passed`` (``None`` when the task has no checks), ``problems``
+    (in words), ``missing`` (``expected`` substrings not found), ``steps``, ``tool_calls``,
+    ``prompt_tokens``, ``completion_tokens``, ``seconds``, ``result`` (the last turn's whole
+    RunResult) and, for a conversation, ``turns`` (per turn: ``passed``, ``problems``,
+    ``final_answer``, ``result``).
     """
     tasks = list(tasks)
     report = BatchReport(records=read_records(out))
@@ -104,11 +161,20 @@ def run_batch(
             if progress:
                 progress(number - 1, len(todo), task, None)
             started = time.perf_counter()
-            result = make_agent(task).run(task.task)
-            if result.status == "interrupted":
+            agent = make_agent(task)
+            results = []
+            if not task.turns:
+                results.append(agent.run(task.task))
+            else:
+                chat = agent.chat()
+                for text, _ in task.turns:
+                    results.append(chat.ask(text))
+                    if results[-1].status == "interrupted":
+                        break
+            if results[-1].status == "interrupted":
                 report.interrupted = True
                 break
-            record = task_record(task, result, time.perf_counter() - started)
+            record = task_record(task, results, time.perf_counter() - started)
             write_json_line(sink, record)
             report.records.append(record)
             if progress:
@@ -116,36 +182,56 @@ def run_batch(
     return report
 
 
-def task_record(task: BatchTask, result: RunResult, seconds: float) -> dict[str, Any]:
-    answer = result.final_answer or ""
+def task_record(task: BatchTask, results: list[RunResult], seconds: float) -> dict[str, Any]:
+    """The output line of one task (see :func:`run_batch`) from the results of its turns."""
+    last = results[-1]
+    answer = last.final_answer or ""
     missing = [s for s in task.expected if s not in answer]
-    usage = result.usage
-    return {
-        "id": task.id, "task": task.task, "status": result.status,
-        "final_answer": result.final_answer, "best_effort": result.best_effort,
-        "error": result.error, "passed": (not missing) if task.expected else None,
-        "missing": missing, "steps": usage["model_calls"], "tool_calls": usage["tool_calls"],
-        "prompt_tokens": usage["prompt_tokens"], "completion_tokens": usage["completion_tokens"],
-        "seconds": round(seconds, 3), "result": result.to_dict(),
+    turns: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for n, ((_, spec), result) in enumerate(zip(task.all_turns(), results, strict=True), 1):
+        found = checks.check_run(result, spec) if checks.has_checks(spec) else []
+        turns.append({"passed": not found if checks.has_checks(spec) else None,
+                      "problems": found, "final_answer": result.final_answer})
+        problems += [f"turn {n}: {p}" if len(results) > 1 else p for p in found]
+    problems += [f"the final answer lacks {s!r}" for s in missing]
+    scored = bool(task.expected) or any(t["passed"] is not None for t in turns)
+    record = {
+        "id": task.id, "shape": task.shape, "task": task.task, "status": last.status,
+        "final_answer": last.final_answer, "best_effort": last.best_effort, "error": last.error,
+        "passed": not problems if scored else None, "problems": problems, "missing": missing,
+        "steps": sum(r.usage["model_calls"] for r in results),
+        "tool_calls": sum(r.usage["tool_calls"] for r in results),
+        "prompt_tokens": sum(r.usage["prompt_tokens"] for r in results),
+        "completion_tokens": sum(r.usage["completion_tokens"] for r in results),
+        "seconds": round(seconds, 3), "result": last.to_dict(),
     }
+    if task.turns:
+        record["turns"] = [{**t, "result": r.to_dict()}
+                           for t, r in zip(turns, results, strict=True)]
+    return record
 
 
-def summary_table(records: list[dict[str, Any]]) -> list[str]:
-    """Lines of a plain-text summary: one row per status and a total row, with the tasks whose
-    expected text was found / missing, steps, tokens and time."""
+def summary_table(records: list[dict[str, Any]], by: str = "status") -> list[str]:
+    """Lines of a plain-text summary: one row per value of ``by`` (``"status"`` or
+    ``"shape"``) and a total row, with the tasks that passed / failed their checks, model
+    steps, tokens, total seconds and the median seconds per task."""
     rows: list[tuple[str, list[dict[str, Any]]]] = [
-        (status, [r for r in records if r["status"] == status])
-        for status, _ in Counter(r["status"] for r in records).most_common()
+        (str(value), [r for r in records if r.get(by) == value])
+        for value, _ in Counter(r.get(by) for r in records).most_common()
     ]
+    if by == "shape":
+        rows.sort()
     rows.append(("total", records))
-    lines = [f"{'status':<14}{'tasks':>6}{'passed':>8}{'failed':>8}{'steps':>7}{'tokens':>9}"
-             f"{'seconds':>9}"]
+    lines = [f"{by:<22}{'tasks':>6}{'passed':>8}{'failed':>8}{'steps':>7}{'tokens':>9}"
+             f"{'seconds':>9}{'median s':>10}"]
     for name, group in rows:
         passed = sum(1 for r in group if r.get("passed") is True)
         failed = sum(1 for r in group if r.get("passed") is False)
         steps = sum(r.get("steps", 0) for r in group)
         tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in group)
-        seconds = sum(r.get("seconds", 0.0) for r in group)
-        lines.append(f"{name:<14}{len(group):>6}{passed:>8}{failed:>8}{steps:>7}{tokens:>9}"
-                     f"{seconds:>9.1f}")
+        seconds = [r.get("seconds", 0.0) for r in group]
+        median = statistics.median(seconds) if seconds else 0.0
+        lines.append(f"{name[:21]:<22}{len(group):>6}{passed:>8}{failed:>8}{steps:>7}"
+                     f"{tokens:>9}{sum(seconds):>9.1f}{median:>10.1f}")
     return lines

@@ -216,13 +216,12 @@ def _load_run(path: str) -> RunResult:
 def _run_tasks(args: argparse.Namespace) -> int:
     tasks = load_tasks(args.tasks)
     out = args.out or str(Path(args.tasks).with_suffix("")) + ".results.jsonl"
+    for spec in {t.tools for t in tasks if t.tools}:  # a bad tools entry fails before loading
+        load_toolbox(spec)
     with _Session(args, None) as session:
-        toolboxes: dict[str | None, Toolbox] = {}
 
-        def make_agent(task: BatchTask) -> Agent:
-            if task.tools not in toolboxes:
-                toolboxes[task.tools] = session.toolbox(task.tools)
-            return session.agent(toolboxes[task.tools])
+        def make_agent(task: BatchTask) -> Agent:  # fresh tools: side effects start clean
+            return session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
 
         report = run_batch(tasks, out, make_agent, progress=_show_progress)
     print(file=sys.stderr)
@@ -230,6 +229,15 @@ def _run_tasks(args: argparse.Namespace) -> int:
         print(f"{report.skipped} task(s) already in {out} were skipped.")
     for line in summary_table(report.records):
         print(line)
+    if any(r.get("shape") for r in report.records):
+        print()
+        for line in summary_table(report.records, by="shape"):
+            print(line)
+    failed = [r for r in report.records if r.get("passed") is False]
+    if failed:
+        print(f"\nFailed ({len(failed)}):")
+        for record in failed:
+            print(f"  {record['id']}: {'; '.join(record.get('problems') or record['missing'])}")
     print(f"Results: {out}")
     if report.interrupted:
         print("Interrupted: run the same command again to go on.", file=sys.stderr)
@@ -371,9 +379,9 @@ class _Session:
             toolbox = Toolbox([*toolbox.values(), *memory_tools(self.args.memory).values()])
         return toolbox
 
-    def agent(self, toolbox: Toolbox | None = None) -> Agent:
+    def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
         config = AgentConfig(
-            max_steps=self.args.max_steps, stream=self.args.stream,
+            max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
             constrained=self.args.constrained, routing=self.args.routing,
         )
         approver = _approve_all if self.args.yes else _ask_user

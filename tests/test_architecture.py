@@ -20,7 +20,7 @@ ORDER = [
     # 1. errors and plain data
     "errors", "persist", "types", "paths",
     # 2. tools and prompts
-    "toolbox", "prompts", "lexical", "stream", "calculator", "clock", "file_tools",
+    "toolbox", "prompts", "lexical", "stream", "calculator", "checks", "clock", "file_tools",
     # 3. reading replies, running tools, routing; the model backends
     "scan", "repair", "envelope", "placeholders", "parser",
     "invoker", "constrain", "routing", "builtin_tools", "memory",

@@ -549,9 +549,11 @@ def test_tasks_file_runs_resumes_and_summarises(
     assert "1 task(s) already in" in captured.out
     table = captured.out.splitlines()
     header = next(i for i, line in enumerate(table) if line.startswith("status"))
+    seconds = [1.0, hi["seconds"], name["seconds"]]
     assert table[header + 1].split() == ["final_answer", "3", "1", "1", "4",
-                                         str(10 + 2 * 18), "%.1f" % (1.0 + hi["seconds"] +
-                                                                     name["seconds"])]
+                                         str(10 + 2 * 18), f"{sum(seconds):.1f}",
+                                         f"{sorted(seconds)[1]:.1f}"]
+    assert "Failed (1):" in captured.out and "  name: the final answer lacks 'Bob'" in captured.out
     assert "[########################] 2/2" in captured.err
     # a second run has nothing left to do
     assert main(["run", "--tasks", str(tasks), "--out", str(out), "--base-url",
@@ -563,7 +565,8 @@ def test_bad_tasks_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text('{"task": "ok"}\n{"id": 3}\n')
     assert main(["run", "--tasks", str(tasks), "--base-url", UNREACHABLE]) == 2
-    assert "tasks.jsonl, line 2: not a task (KeyError" in capsys.readouterr().err
+    assert ("tasks.jsonl, line 2: not a task (ValueError: task must be a non-empty string"
+            in capsys.readouterr().err)
 
 
 def test_memory_flag_adds_the_memory_tools(

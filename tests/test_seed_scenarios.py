@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from react_agent import Agent, RunResult, ToolCall
+from react_agent import Agent, RunResult, ToolCall, checks
 from react_agent.invoker import invoke
 from react_agent.models import ScriptedModel
 
@@ -287,7 +287,7 @@ def test_checker_refuses_a_parallel_step_where_not_allowed() -> None:
      ("9 ** 9 ** 9", 0, False), (True, 1, False)],
 )
 def test_evaluates_to(value: Any, number: float, expected: bool) -> None:
-    assert common.evaluates_to(value, number) is expected
+    assert checks.evaluates_to(value, number) is expected
 
 
 # -- the example scripts ------------------------------------------------------------------------
@@ -305,3 +305,33 @@ def test_example_script_scripted(script: Path) -> None:
     turns = len(common.seed_turns(script.name[4:7]))
     assert f"{turns}/{turns} turns passed" in done.stdout
     assert "FAIL" not in done.stdout
+
+
+# -- the scenarios as a tasks file (react-agent run --tasks examples/tasks/seeds.jsonl) ----------
+def test_seeds_tasks_file_is_up_to_date() -> None:
+    from examples.tasks import build_seeds
+
+    assert (ROOT / "examples" / "tasks" / "seeds.jsonl").read_text("utf-8") == build_seeds.render()
+
+
+def test_seeds_tasks_file_scores_the_reference_runs(tmp_path: Path) -> None:
+    from react_agent.batch import load_tasks, run_batch
+    from react_agent.cli import load_toolbox
+
+    tasks = load_tasks(ROOT / "examples" / "tasks" / "seeds.jsonl")
+    assert sum(len(t.all_turns()) for t in tasks) == len(TURNS)
+
+    def make_agent(task: Any) -> Agent:
+        turns = [TURN[t.label] for t in TURNS if t.task_id == task.id]
+        return Agent(common.scripted_model(*(t.spec for t in turns)), load_toolbox(task.tools),
+                     max_steps=task.max_steps)
+
+    report = run_batch(tasks, tmp_path / "r.jsonl", make_agent)
+    assert [(r["id"], r["problems"]) for r in report.records if not r["passed"]] == []
+
+    wrong = [*common.scripted_model(TURN["seed003-umbrella-beijing"].spec).replies[:-1],
+             answer("北京今天晴，要带伞。")]
+    report = run_batch([t for t in tasks if t.id == "seed003-umbrella-beijing"],
+                       tmp_path / "w.jsonl",
+                       lambda task: Agent(ScriptedModel(wrong), load_toolbox(task.tools)))
+    assert report.records[0]["passed"] is False
