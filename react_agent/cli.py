@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add remember/recall tools with a long-term memory for USER")
     agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
     agent.add_argument(
+        "--no-review", action="store_true",
+        help="keep the model's first final answer (default: one more short model call checks it "
+             "against the task and the tool results)",
+    )
+    agent.add_argument(
         "--yes", action="store_true",
         help="approve every call of tools marked requires_approval (default: ask y/N each time)",
     )
@@ -382,6 +387,7 @@ class _Session:
     def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
+            review_answer=not self.args.no_review,
             constrained=self.args.constrained, routing=self.args.routing,
         )
         approver = _approve_all if self.args.yes else _ask_user

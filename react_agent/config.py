@@ -60,6 +60,12 @@ class AgentConfig:
     stream: bool = False
     """Ask the backend to stream its replies (when it has ``stream``/``astream``): the run then
     yields ``ModelToken`` and ``AnswerToken`` events as the text arrives."""
+    review_answer: bool = True
+    """After a final answer in a run that called tools, ask the model once more to check that
+    draft against the task and the tools' results (``prompts/review.md``: every part answered,
+    the branch of a condition, values as observed) and keep its rewrite. A 1.5B model often
+    stops at the facts without the conclusion, or garbles the numbers, when it writes the final
+    answer inside its reasoning step; the focused call costs one short model call."""
     best_effort_answer: bool = True
     """When ``max_steps`` is used up, ask the model once more for a final answer only (from
     ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""

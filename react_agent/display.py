@@ -88,7 +88,8 @@ class Printer:
         elif isinstance(event, ParseFailed):
             self._line("error", "Unusable reply", f"{event.step.error} (asking again)")
         elif isinstance(event, FinalAnswer):
-            label = "Final answer (best effort)" if event.best_effort else "Final answer"
+            label = ("Draft answer" if event.draft else
+                     "Final answer (best effort)" if event.best_effort else "Final answer")
             self._line("final", label, event.text)
         elif isinstance(event, RunFinished):
             if self._streaming:  # interrupted mid-reply

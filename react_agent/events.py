@@ -115,11 +115,13 @@ class ObservationSent:
 
 @dataclass(frozen=True)
 class FinalAnswer:
-    """The model gave its final answer (``best_effort``: asked for after ``max_steps``)."""
+    """The model gave its final answer (``best_effort``: asked for after ``max_steps``;
+    ``draft``: a review call follows that may rewrite it, see ``AgentConfig.review_answer``)."""
 
     step: Step
     text: str
     best_effort: bool = False
+    draft: bool = False
 
 
 @dataclass(frozen=True)

@@ -134,13 +134,27 @@ def prepare(
     if problems:
         text = f"Error: invalid arguments for {tool.name}:\n" + "\n".join(
             f"- {p}" for p in problems
-        ) + f"\nCall {tool.name} again with corrected args."
+        ) + "\n" + _what_to_change(toolbox, tool, call.args)
         return ToolResult(call, text, ok=False, error="invalid_args", args=args, cleaning=cleaning)
     if tool.requires_approval:
         refusal = _ask_approval(approver, tool, args)
         if refusal:
             return ToolResult(call, refusal, False, "declined", args, cleaning)
     return _Ready(call, tool, args, cleaning)
+
+
+def _what_to_change(toolbox: Toolbox, tool: Tool, sent: dict[str, Any]) -> str:
+    """The last line of an invalid-arguments observation: the tools whose arguments the sent
+    ones fit as they are (the model often sends the right arguments to the wrong tool), or the
+    call again with corrected arguments."""
+    fits = [other.name for other in toolbox.values() if other is not tool and sent
+            and not check_args(other.parameters, clean_args(other.parameters, sent)[0])]
+    again = f"call {tool.name} again with corrected args"
+    if fits:
+        names = " or ".join(fits[:3])
+        return f"These arguments fit {names} as they are: call {names} instead if that is the " \
+            f"tool the task needs; otherwise {again}."
+    return f"{again[0].upper()}{again[1:]}."
 
 
 def argument_for_bare_value(toolbox: Toolbox, tool_name: str, value: Any) -> str | None:

@@ -98,7 +98,10 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
             yield ReplyParsed(step, parsed)
             if parsed.final_answer is not None:
                 run.final_answer = parsed.final_answer
-                yield FinalAnswer(step, parsed.final_answer)
+                if setup.config.review_answer and run.tool_calls:
+                    yield FinalAnswer(step, parsed.final_answer, draft=True)
+                    step = yield from _review(setup, run)
+                yield FinalAnswer(step, run.final_answer)
                 raise _Stop("final_answer")
             yield from _act(setup, run, step, parsed.tool_calls)
         used = f"{budget} step" if budget == 1 else f"all {budget} steps"
@@ -192,23 +195,51 @@ def _parse_error_again(toolbox: Toolbox, exc: OutputParseError, failures: int) -
 def _act(
     setup: Setup, run: RunResult, step: Step, calls: list[ToolCall]
 ) -> Generator[Request, Any, None]:
-    """Run the step's calls (or answer a repeated call from before) and send observations."""
+    """Run the step's calls and send the observations. A call made before in this run is not run
+    again: the model gets the earlier result with a warning (a small model often repeats a call
+    whose result already came back, or retries a failed call unchanged); a step that repeats
+    only calls warned about ``max_repeats - 1`` times before ends the run."""
     step.tool_calls = list(calls)
-    earlier = repeated_results(run.steps, setup.config.max_repeats)
-    if earlier is not None and any(r.error == "repeated" for s in run.steps for r in s.results):
+    earlier = [earlier_result(run.steps[:-1], call) for call in step.tool_calls]
+    warned = [_warnings(run.steps[:-1], call) for call in step.tool_calls]
+    if all(e is not None for e in earlier) and max(warned) >= setup.config.max_repeats - 1:
         raise _Stop("loop_detected",
                     "The model kept repeating the same tool calls after being told so.")
     for call in step.tool_calls:
         yield ToolStarted(step, call)
-    if earlier is not None:
-        step.results = [_repeat_warning(r) for r in earlier]
-    else:
-        step.results = yield Invoke(step.tool_calls)
+    fresh = [call for call, e in zip(step.tool_calls, earlier, strict=True) if e is None]
+    ran = iter((yield Invoke(fresh)) if fresh else [])
+    step.results = [next(ran) if e is None else _repeat_warning(e) for e in earlier]
     for result in step.results:
         yield ToolFinished(step, result)
     observations = observation_message(step.results, run.task)
     run.messages.append({"role": "user", "content": observations})
     yield ObservationSent(step, observations)
+
+
+def _review(setup: Setup, run: RunResult) -> Generator[Request, Any, Step]:
+    """Ask the model to check its draft final answer against the task and the tools' results
+    (``prompts/review.md``); a usable final answer in the reply replaces the draft, anything
+    else (a tool call, an unusable reply, a model error) keeps it. Returns the review step."""
+    facts = "\n".join(f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: "
+                      f"{r.observation}" for s in run.steps for r in s.results if r.ok)
+    run.messages.append({"role": "user", "content": prompts.render(
+        "review", task=run.task, facts=facts or "(none)", answer=run.final_answer or "")})
+    step = Step(index=len(run.steps) + 1, review=True)
+    try:
+        reply = yield from _ask(run, step, setup.schema)
+        parsed = _read(setup, run, step, reply)
+    except ModelError as exc:
+        step.error = f"the review call failed ({exc}); the draft answer stands"
+        return step
+    except OutputParseError as exc:
+        yield ParseFailed(step, str(exc))
+        return step
+    yield ReplyParsed(step, parsed)
+    if parsed.final_answer and parsed.final_answer.strip():
+        run.final_answer = parsed.final_answer
+    step.tool_calls = []  # a tool asked for here is not run: the draft stands
+    return step
 
 
 def _ask_best_effort(setup: Setup, run: RunResult) -> Generator[Request, Any, None]:
@@ -255,27 +286,31 @@ def resumable(result: RunResult, system_prompt: str) -> tuple[list[Message], lis
     return messages, steps
 
 
-def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | None:
-    """The earlier results of the last step's calls if the steps so far end in a loop: the same
-    calls ``max_repeats`` times in a row, or an A-B-A-B cycle. ``None`` otherwise."""
-    calls = [_signature(s) for s in steps if s.tool_calls]
-    if not calls or len(calls) < 2:
-        return None
-    last = calls[-1]
-    same_in_a_row = len(calls) >= max_repeats and all(c == last for c in calls[-max_repeats:])
-    cycle = len(calls) >= 4 and calls[-1] == calls[-3] and calls[-2] == calls[-4] != last
-    if not (same_in_a_row or cycle):
-        return None
-    previous = [s for s in steps if s.tool_calls and s.results and _signature(s) == last]
-    return previous[-1].results if previous else None
+def earlier_result(steps: list[Step], call: ToolCall) -> ToolResult | None:
+    """The result of the latest earlier run of exactly this call (same tool, same arguments) in
+    ``steps``; a call that timed out may run again, so its result is not returned."""
+    key = _signature(call)
+    for step in reversed(steps):
+        for result in step.results:
+            if _signature(result.call) == key and result.error not in ("repeated", "timeout"):
+                return result
+    return None
 
 
-def _signature(step: Step) -> tuple[tuple[str, str], ...]:
-    return tuple((c.name, json.dumps(c.args, sort_keys=True)) for c in step.tool_calls)
+def _warnings(steps: list[Step], call: ToolCall) -> int:
+    """How many times ``call`` was answered with a repeat warning in ``steps``."""
+    key = _signature(call)
+    return sum(1 for s in steps for r in s.results
+               if r.error == "repeated" and _signature(r.call) == key)
+
+
+def _signature(call: ToolCall) -> tuple[str, str]:
+    return call.name, json.dumps(call.args, sort_keys=True)
 
 
 def _repeat_warning(earlier: ToolResult) -> ToolResult:
-    text = prompts.render("repeated", call=earlier.call.name, observation=earlier.observation)
+    template = "repeated" if earlier.ok else "repeated_error"
+    text = prompts.render(template, call=earlier.call.name, observation=earlier.observation)
     return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args)
 
 

@@ -12,7 +12,8 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
   made of it: ``stage`` and ``repairs``, ``thought``, ``tool_calls`` (``[{name, args}]``),
   ``final_answer``, or ``parse_error`` (the problem) when the reply was unusable;
   ``assistant_message`` (what the history kept of the reply) and ``feedback`` (the message
-  sent back for an unusable reply); ``best_effort`` for the extra call after ``max_steps``.
+  sent back for an unusable reply); ``best_effort`` for the extra call after ``max_steps``,
+  ``review`` for the call that checked the draft final answer.
 - ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
   ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
 - ``observation``: ``step``, ``message`` (the user message that carried the step's
@@ -97,7 +98,7 @@ class TraceWriter:
                 message_chars=self._sent[1], raw_output=step.raw_output,
                 seconds=round(step.model_seconds, 6), prompt_tokens=step.prompt_tokens,
                 completion_tokens=step.completion_tokens, finish_reason=step.finish_reason,
-                best_effort=step.best_effort, **parsed,
+                best_effort=step.best_effort, review=step.review, **parsed,
             )
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())
@@ -179,7 +180,7 @@ def _rebuild(records: list[dict[str, Any]]) -> RunResult:
         {"role": "user", "content": start["task"]},
     ]
     for step in ordered:
-        if step.best_effort:
+        if step.best_effort or step.review:
             continue
         record = calls[step.index]
         kept = record.get("assistant_message") or strip_reasoning(step.raw_output)
@@ -215,16 +216,20 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
         (m["content"] for m in result.messages if m["role"] == "system"), ""
     )
     yield RunStarted(result.task, system)
-    for step in result.steps:
+    for n, step in enumerate(result.steps, 1):
         yield ModelCallStarted(step.index)
         if step.reply is None:
             yield ParseFailed(step, step.error or "")
-            continue
-        yield ReplyParsed(step, step.reply)
-        for call in step.tool_calls:
-            yield ToolStarted(step, call)
-        for tool_result in step.results:
-            yield ToolFinished(step, tool_result)
-        if step.final_answer is not None:
-            yield FinalAnswer(step, step.final_answer, best_effort=step.best_effort)
+        else:
+            yield ReplyParsed(step, step.reply)
+            for call in step.tool_calls:
+                yield ToolStarted(step, call)
+            for tool_result in step.results:
+                yield ToolFinished(step, tool_result)
+            if step.final_answer is not None and not step.review:
+                draft = n < len(result.steps) and result.steps[n].review
+                yield FinalAnswer(step, step.final_answer, best_effort=step.best_effort,
+                                  draft=draft)
+        if step.review and result.final_answer is not None:
+            yield FinalAnswer(step, result.final_answer)
     yield RunFinished(result)

@@ -153,6 +153,8 @@ class Step:
             limit), if known.
         best_effort: the extra model call made after ``max_steps`` ran out, asking only for a
             final answer.
+        review: the extra model call that checked the draft final answer against the task
+            (``AgentConfig.review_answer``); its final answer, if usable, is the run's.
     """
 
     index: int
@@ -166,6 +168,7 @@ class Step:
     completion_tokens: int | None = None
     finish_reason: str | None = None
     best_effort: bool = False
+    review: bool = False
 
     @property
     def thought(self) -> str | None:
@@ -203,6 +206,7 @@ class Step:
             "model_seconds": round(self.model_seconds, 6),
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "finish_reason": self.finish_reason, "best_effort": self.best_effort,
+            "review": self.review,
         }
 
     @classmethod
@@ -222,6 +226,7 @@ class Step:
             prompt_tokens=data.get("prompt_tokens"),
             completion_tokens=data.get("completion_tokens"),
             finish_reason=data.get("finish_reason"), best_effort=bool(data.get("best_effort")),
+            review=bool(data.get("review")),
         )
 
 

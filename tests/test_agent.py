@@ -22,8 +22,10 @@ from react_agent import (
     ModelError,
     OutputParseError,
     RunResult,
+    Step,
     Toolbox,
     ToolCall,
+    ToolResult,
     parse_reply,
     prompts,
 )
@@ -41,6 +43,7 @@ from react_agent.events import (
     ToolFinished,
     ToolStarted,
 )
+from react_agent.loop import earlier_result
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
 
@@ -110,7 +113,7 @@ def test_three_step_run(toolbox: Toolbox) -> None:
     reply2 = act("get_weather", "Need Rome.", city="Rome")
     reply3 = final("Rome is 6 °C warmer.", "Rome is warmer.")
     model = ScriptedModel([reply1, reply2, reply3])
-    agent = Agent(model, toolbox)
+    agent = Agent(model, toolbox, review_answer=False)
     result = agent.run("Which is warmer, Paris or Rome?")
 
     assert result.status == "final_answer"
@@ -273,7 +276,7 @@ def test_parallel_actions(toolbox: Toolbox) -> None:
 
 # -- how runs end -------------------------------------------------------------------------------
 def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
-    replies = [act("get_weather", city="Paris")] * 3 + [final("never")]
+    replies = [act("get_weather", city=c) for c in ("Oslo", "Paris", "Rome")] + [final("never")]
     result, model = run(toolbox, replies, max_steps=2, best_effort_answer=False)
     assert result.status == "max_steps"
     assert result.final_answer is None and result.best_effort is False
@@ -463,7 +466,7 @@ def test_stage_counts(toolbox: Toolbox) -> None:
 # -- events -------------------------------------------------------------------------------------
 def test_iter_events_in_order(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
-    agent = Agent(ScriptedModel(replies), toolbox)
+    agent = Agent(ScriptedModel(replies), toolbox, review_answer=False)
     events = list(agent.iter("Weather in Paris?"))
     assert [type(e) for e in events] == [
         RunStarted,
@@ -630,26 +633,70 @@ def _counting_toolbox() -> tuple[Toolbox, list[str]]:
     return toolbox, runs
 
 
-def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None:
+def test_a_repeated_call_is_not_run_again_and_the_model_is_told() -> None:
     toolbox, runs = _counting_toolbox()
     final = '{"thought": "ok", "action": {"final_answer": "value of a"}}'
-    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [final])
+    model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}'), _call('{"key": "a"}'),
+                           final])
     result = Agent(model, toolbox).run("task")
-    assert runs == ["a", "a"]
+    assert runs == ["a", "b"]
     assert result.status == "final_answer"
     warning = result.steps[2].results[0]
-    assert warning.error == "repeated" and "value of a" in warning.observation
-    assert "Do not repeat it" in model.calls[3][-1]["content"]
+    assert warning.error == "repeated" and "its result was: value of a" in warning.observation
+    assert "Calling it again gives the same result" in model.calls[3][-1]["content"]
 
 
-def test_a_loop_that_goes_on_after_the_warning_ends_the_run() -> None:
+def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> None:
+    toolbox = Toolbox()
+    runs = []
+
+    @toolbox.tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        runs.append(key)
+        raise ValueError(f"no key {key!r}; keys look like 'K-1'")
+
+    model = ScriptedModel([_call('{"key": "1"}')] * 2 + [_call('{"key": "K-1"}'),
+                                                         final("done")])
+    result = Agent(model, toolbox).run("task")
+    assert runs == ["1", "K-1"]
+    repeat = result.steps[1].results[0].observation
+    assert repeat.startswith("You already called lookup with exactly these arguments, and it "
+                             "failed: Error: ValueError: no key '1'")
+    assert "Change the arguments as the error says" in repeat
+
+
+def test_a_call_that_timed_out_may_run_again() -> None:
+    _counting_toolbox()
+    earlier = Step(1, tool_calls=[ToolCall("lookup", {"key": "a"})], results=[
+        ToolResult(ToolCall("lookup", {"key": "a"}), "Error: timed out", ok=False,
+                   error="timeout")])
+    assert earlier_result([earlier], ToolCall("lookup", {"key": "a"})) is None
+    earlier.results[0] = ToolResult(ToolCall("lookup", {"key": "a"}), "x", ok=True)
+    assert earlier_result([earlier], ToolCall("lookup", {"key": "a"})) is earlier.results[0]
+    assert earlier_result([earlier], ToolCall("lookup", {"key": "b"})) is None
+
+
+def test_a_loop_that_goes_on_after_the_warnings_ends_the_run() -> None:
     toolbox, runs = _counting_toolbox()
     model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}')] * 4)
     result = Agent(model, toolbox).run("task")
     assert result.status == "loop_detected"
-    assert runs == ["a", "b", "a"]  # the 4th call (b again, an A-B-A-B cycle) is only warned
-    assert len(result.steps) == 5 and result.steps[-1].results == []
+    assert runs == ["a", "b"]  # a and b are warned about twice each; the 4th a ends the run
+    assert [r.error for s in result.steps for r in s.results] == [None, None] + ["repeated"] * 4
+    assert len(result.steps) == 7 and result.steps[-1].results == []
     assert "repeating" in (result.error or "")
+
+
+def test_a_step_with_a_new_call_beside_a_repeat_runs_the_new_one() -> None:
+    toolbox, runs = _counting_toolbox()
+    both = ('{"thought": "t", "action": [{"name": "lookup", "args": {"key": "a"}}, '
+            '{"name": "lookup", "args": {"key": "c"}}]}')
+    model = ScriptedModel([_call('{"key": "a"}'), both, final("done")])
+    result = Agent(model, toolbox).run("task")
+    assert runs == ["a", "c"]
+    assert [r.error for r in result.steps[1].results] == ["repeated", None]
+    assert result.steps[1].results[1].observation == "value of c"
 
 
 def test_different_arguments_are_not_a_loop() -> None:
@@ -765,7 +812,7 @@ def test_aiter_awaits_async_models_and_async_tools() -> None:
     model = AsyncScripted([act("fetch", url="http://a"), final("got it")])
 
     async def collect() -> list[Any]:
-        return [e async for e in Agent(model, tb).aiter("t")]
+        return [e async for e in Agent(model, tb, review_answer=False).aiter("t")]
 
     events = asyncio.run(collect())
     assert model.awaited == 2
@@ -896,7 +943,8 @@ def test_no_tokens_without_stream_option(toolbox: Toolbox) -> None:
 
 def test_stream_answer_yields_only_the_answer(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Rome"), final("Rome: 24 °C, warmer.")]
-    pieces = list(Agent(ScriptedModel(replies, chunk_chars=4), toolbox).stream_answer(TASK))
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer=False)
+    pieces = list(agent.stream_answer(TASK))
     assert "".join(pieces) == "Rome: 24 °C, warmer."
     assert len(pieces) > 1
 
@@ -1268,3 +1316,51 @@ def test_the_users_own_system_prompt_template_is_what_the_model_is_sent(
     assert Agent(model, toolbox, system_prompt=path).system_prompt.startswith("From a file.\n")
     with pytest.raises(ConfigError, match=r"\$tools"):
         Agent(model, toolbox, system_prompt="No tools here.")
+
+
+# -- the review of the draft final answer (AgentConfig.review_answer) ----------------------------
+def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome"),
+               final("Rome is warmer."), final("Rome (24 °C) is 6 °C warmer than Paris (18 °C).")]
+    result, model = run(toolbox, replies)
+    assert result.status == "final_answer"
+    assert result.final_answer == "Rome (24 °C) is 6 °C warmer than Paris (18 °C)."
+    assert [s.review for s in result.steps] == [False, False, False, True]
+    assert result.steps[2].final_answer == "Rome is warmer."  # the draft stays in the trajectory
+    asked = model.calls[3][-1]["content"]
+    assert asked == prompts.render(
+        "review", task=TASK, answer="Rome is warmer.",
+        facts='- get_weather {"city": "Paris"}: 18 °C in Paris\n'
+              '- get_weather {"city": "Rome"}: 24 °C in Rome')
+    events = [e for e in Agent(ScriptedModel(replies), toolbox).iter(TASK)
+              if isinstance(e, FinalAnswer)]
+    assert [(e.text, e.draft) for e in events] == [
+        ("Rome is warmer.", True), ("Rome (24 °C) is 6 °C warmer than Paris (18 °C).", False)]
+
+
+@pytest.mark.parametrize(
+    "review_reply",
+    [act("get_weather", city="Oslo"), "no JSON at all", final("   ")],
+    ids=["a tool call", "unusable", "empty"],
+)
+def test_a_review_without_a_usable_answer_keeps_the_draft(toolbox: Toolbox,
+                                                          review_reply: str) -> None:
+    replies = [act("get_weather", city="Paris"), final("18 °C in Paris."), review_reply]
+    result, _ = run(toolbox, replies)
+    assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
+    assert [r.call.args for s in result.steps for r in s.results] == [{"city": "Paris"}]
+    assert result.steps[-1].review and result.steps[-1].tool_calls == []  # not run
+
+
+def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")])
+    assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
+    assert result.error is None
+
+
+def test_no_review_without_a_tool_call_or_when_turned_off(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [final("Hello!")])
+    assert len(model.calls) == 1 and not any(s.review for s in result.steps)
+    replies = [act("get_weather", city="Paris"), final("18 °C.")]
+    result, model = run(toolbox, replies, review_answer=False)
+    assert len(model.calls) == 2 and result.final_answer == "18 °C."

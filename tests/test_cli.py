@@ -170,7 +170,8 @@ def test_run_to_final_answer(
     server = fault_server
     server.script = [
         f"reply:{GOOD_REPLY}",
-        'reply:{"thought": "Done.", "action": {"final_answer": "晴, 21 °C"}}',
+        'reply:{"thought": "Done.", "action": {"final_answer": "晴"}}',
+        'reply:{"thought": "Add the temperature.", "action": {"final_answer": "晴, 21 °C"}}',
     ]
     url = server.url
     code = main(["run", "北京天气?", "--tools", f"{tools_file}:make_toolbox", "--base-url", url,
@@ -184,9 +185,14 @@ def test_run_to_final_answer(
         "Observation: sunny, 21 °C in 北京",
         "Thought: Done.",
     ]
-    assert "Final answer: 晴, 21 °C" in out
-    assert any(line.startswith("Status: final_answer, 2 model calls, 1 tool call,") for line in out)
-    assert len(server.requests) == 2
+    assert out[5:8] == ["Draft answer: 晴", "Thought: Add the temperature.",
+                        "Final answer: 晴, 21 °C"]
+    assert any(line.startswith("Status: final_answer, 3 model calls, 1 tool call,") for line in out)
+    assert len(server.requests) == 3
+    review = server.requests[2]["messages"][-1]["content"]
+    assert review.startswith("Check your answer before it goes to the user.\nThe task: 北京天气?")
+    assert '- get_weather {"city": "北京"}: sunny, 21 °C in 北京' in review
+    assert "Your answer: 晴\n" in review
     assert all("tools" not in r for r in server.requests)  # prompt-driven: never tools=
     assert server.requests[1]["messages"][-1] == {
         "role": "user", "content": "Observation: sunny, 21 °C in 北京\n(The task: 北京天气?)",
@@ -416,13 +422,14 @@ def test_approval_on_the_terminal(
 def test_trace_then_replay_prints_the_same_chain(
     fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fault_server.script = [_reply("add", a=2, b="3"), FINAL_DONE]
+    fault_server.script = [_reply("add", a=2, b="3"), FINAL_DONE, FINAL_DONE]
     trace = tmp_path / "run.jsonl"
     code = main(["run", "2+3?", "--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url,
                  "--trace", str(trace)])
     live = capsys.readouterr().out
     assert code == 0
     assert "Usage: step  1: model" in live and "Usage: in all:  model" in live
+    assert "Draft answer: " in live and "Final answer: " in live
     assert main(["replay", str(trace)]) == 0
     assert capsys.readouterr().out == live
     assert main(["replay", str(trace), "--json"]) == 0
@@ -477,7 +484,7 @@ def test_chat_keeps_history_saves_and_resets(fault_server: Any, tmp_path: Path) 
     lines = ["2 + 3?", "What did I ask?", f"/save {saved}", "/reset", "hello", "/bogus", "/exit"]
     proc = subprocess.run(
         [sys.executable, "-m", "react_agent", "chat", "--tools", f"{CLI_TOOLS}:toolbox",
-         "--base-url", fault_server.url],
+         "--base-url", fault_server.url, "--no-review"],
         input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60,
         env={**os.environ, "NO_COLOR": "1"},
     )

@@ -21,6 +21,7 @@ REPLIES = [
                 "action": {"name": "get_weather", "args": {"city": "Atlantis"}}}),
     "no JSON here",
     json.dumps({"thought": "I have it.", "action": {"final_answer": "北京: sunny, 3 °C."}}),
+    json.dumps({"thought": "Complete.", "action": {"final_answer": "北京 is sunny, 3 °C."}}),
 ]
 
 
@@ -69,10 +70,11 @@ def test_thought_chain_lines(agent: Agent) -> None:
         f"Unusable reply: {parse_problem('no JSON here')} (asking again)",
         "Thought: I have it.",
     ]
-    assert lines[9] == "Final answer: 北京: sunny, 3 °C."
-    assert lines[10].startswith("Status: final_answer, 4 model calls, 2 tool calls, ")
-    assert lines[10].endswith(" s")
-    assert len(lines) == 11
+    assert lines[9:12] == ["Draft answer: 北京: sunny, 3 °C.", "Thought: Complete.",
+                           "Final answer: 北京 is sunny, 3 °C."]
+    assert lines[12].startswith("Status: final_answer, 5 model calls, 2 tool calls, ")
+    assert lines[12].endswith(" s")
+    assert len(lines) == 13
 
 
 @pytest.mark.parametrize(
@@ -139,7 +141,7 @@ def test_summary_counts_what_the_run_kept(agent: Agent) -> None:
     result = agent.run("task")
     tokens = result.usage["prompt_tokens"] + result.usage["completion_tokens"]
     assert tokens > 0
-    line = f"final_answer, 4 model calls, 2 tool calls, {tokens} tokens, "
+    line = f"final_answer, 5 model calls, 2 tool calls, {tokens} tokens, "
     assert summary(result).startswith(line)
 
 

@@ -789,3 +789,31 @@ def test_errors_and_exit_in_the_callers_thread_are_observations() -> None:
 
     assert invoke(tb, ToolCall("boom", {})).observation == "Error: ValueError: no data"
     assert invoke(tb, ToolCall("leave", {})).error == "tool_error"
+
+
+def test_arguments_sent_to_the_wrong_tool_name_the_tool_they_fit() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def find_invoice(invoice_no: str) -> str:
+        """An invoice by number."""
+        return "paid"
+
+    @tb.tool
+    def find_person(name: str) -> str:
+        """A person's phone number."""
+        return "555-0101"
+
+    @tb.tool
+    def convert(amount: float, to: str) -> str:
+        """Convert an amount."""
+        return "1"
+
+    wrong = invoke(tb, call("find_invoice", name="Ann Lee")).observation
+    assert wrong.splitlines()[-1] == (
+        "These arguments fit find_person as they are: call find_person instead if that is the "
+        "tool the task needs; otherwise call find_invoice again with corrected args.")
+    fits_none = invoke(tb, call("find_invoice", number="7")).observation
+    assert fits_none.splitlines()[-1] == "Call find_invoice again with corrected args."
+    partial = invoke(tb, call("find_person", amount=3)).observation  # convert also needs `to`
+    assert partial.splitlines()[-1] == "Call find_person again with corrected args."

@@ -111,7 +111,8 @@ def test_replay_prints_what_the_live_run_printed(tmp_path: Path) -> None:
     live = io.StringIO()
     printer = Printer(live, usage=True)
     with TraceWriter(tmp_path / "t.jsonl") as trace:
-        Agent(ScriptedModel(REPLIES), weather(), callbacks=[printer, trace]).run(TASK)
+        Agent(ScriptedModel(REPLIES), weather(), callbacks=[printer, trace],
+              review_answer=False).run(TASK)
     replayed = io.StringIO()
     replay_printer = Printer(replayed, usage=True)
     for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
