@@ -66,6 +66,10 @@ class AgentConfig:
     the branch of a condition, values as observed) and keep its rewrite. A 1.5B model often
     stops at the facts without the conclusion, or garbles the numbers, when it writes the final
     answer inside its reasoning step; the focused call costs one short model call."""
+    ground_contacts: bool = True
+    """Do not run a call whose arguments hold an email address or phone number found in neither
+    the task, the system prompt nor any tool result so far; the model is told to look it up
+    (:func:`react_agent.invoker.ungrounded`)."""
     best_effort_answer: bool = True
     """When ``max_steps`` is used up, ask the model once more for a final answer only (from
     ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""

@@ -36,7 +36,7 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .invoker import argument_for_bare_value, call_example
+from .invoker import argument_for_bare_value, call_example, ungrounded
 from .model_io import Query
 from .parser import parse_error, parse_reply, strip_reasoning
 from .toolbox import Toolbox
@@ -198,18 +198,25 @@ def _act(
     """Run the step's calls and send the observations. A call made before in this run is not run
     again: the model gets the earlier result with a warning (a small model often repeats a call
     whose result already came back, or retries a failed call unchanged); a step that repeats
-    only calls warned about ``max_repeats - 1`` times before ends the run."""
+    only calls warned about ``max_repeats - 1`` times before ends the run. A call holding an
+    email address or phone number from nowhere is not run either (``ground_contacts``)."""
     step.tool_calls = list(calls)
     earlier = [earlier_result(run.steps[:-1], call) for call in step.tool_calls]
     warned = [_warnings(run.steps[:-1], call) for call in step.tool_calls]
     if all(e is not None for e in earlier) and max(warned) >= setup.config.max_repeats - 1:
         raise _Stop("loop_detected",
                     "The model kept repeating the same tool calls after being told so.")
+    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
+    ready = [  # None: run it
+        _repeat_warning(e) if e is not None
+        else ungrounded(call, known) if setup.config.ground_contacts else None
+        for call, e in zip(step.tool_calls, earlier, strict=True)
+    ]
     for call in step.tool_calls:
         yield ToolStarted(step, call)
-    fresh = [call for call, e in zip(step.tool_calls, earlier, strict=True) if e is None]
+    fresh = [call for call, r in zip(step.tool_calls, ready, strict=True) if r is None]
     ran = iter((yield Invoke(fresh)) if fresh else [])
-    step.results = [next(ran) if e is None else _repeat_warning(e) for e in earlier]
+    step.results = [r or next(ran) for r in ready]
     for result in step.results:
         yield ToolFinished(step, result)
     observations = observation_message(step.results, run.task)

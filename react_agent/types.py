@@ -79,7 +79,8 @@ class ToolResult:
         observation: the text the model gets back.
         ok: the tool ran and returned.
         error: ``None``, or the failure kind: ``"unknown_tool"``, ``"invalid_args"``,
-            ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``.
+            ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``, ``"ungrounded"``
+            (an email address or phone number found in neither the task nor a tool result).
         args: the arguments after cleaning (what the tool was called with).
         cleaning: what the cleaning changed, in words (e.g. ``"stripped spaces from city"``).
         seconds: wall time of the tool call.

@@ -737,7 +737,8 @@ def test_a_declined_call_is_told_to_the_model_and_the_run_goes_on() -> None:
         act("send_email", to="boss@example.com"), act("send_email", to="me@example.com"),
         final("sent to me only"),
     ])
-    result = Agent(model, _guarded_toolbox(ran), approver=approver).run("mail")
+    task = "mail boss@example.com, or me@example.com"
+    result = Agent(model, _guarded_toolbox(ran), approver=approver).run(task)
     assert result.status == "final_answer"
     assert asked == [
         ("send_email", {"to": "boss@example.com"}), ("send_email", {"to": "me@example.com"}),
@@ -1364,3 +1365,30 @@ def test_no_review_without_a_tool_call_or_when_turned_off(toolbox: Toolbox) -> N
     replies = [act("get_weather", city="Paris"), final("18 °C.")]
     result, model = run(toolbox, replies, review_answer=False)
     assert len(model.calls) == 2 and result.final_answer == "18 °C."
+
+
+def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
+    tb = Toolbox()
+    sent: list[str] = []
+
+    @tb.tool
+    def find_person(person: str) -> str:
+        """A person's email address."""
+        return '{"email": "ann.lee@corp.example"}'
+
+    @tb.tool
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        sent.append(to)
+        return "sent"
+
+    replies = [act("send_email", to="ann@example.com", body="hi"),
+               act("find_person", person="Ann Lee"),
+               act("send_email", to="ann.lee@corp.example", body="hi"), final("Sent.")]
+    result = Agent(ScriptedModel(replies), tb, review_answer=False).run("Email Ann Lee: hi")
+    assert sent == ["ann.lee@corp.example"]
+    assert result.steps[0].results[0].error == "ungrounded"
+    assert "'ann@example.com' in to is in neither the task" in result.steps[0].observations[0]
+    off = Agent(ScriptedModel([*replies[:1], final("Sent.")]), tb, review_answer=False,
+                ground_contacts=False).run("Email Ann Lee: hi")
+    assert off.steps[0].results[0].ok and sent[-1] == "ann@example.com"
