@@ -98,16 +98,19 @@ def call_problems(result: RunResult, spec: Spec) -> list[str]:
 
     Each expected call takes the first unused matching call made after the previous group's
     steps; calls of one group may share a step (a parallel action) only if ``parallel_allowed``.
+    Expected calls that ``call_order`` does not list may come at any time.
     """
     expected = spec.get("expected_calls", [])
     made = [(step.index, call) for step in result.steps for call in step.tool_calls]
     order = spec.get("call_order", [])
     in_order = {i for group in order for i in group}
-    groups = [*order, *([i] for i in range(len(expected)) if i not in in_order)]
+    unordered = [[i] for i in range(len(expected)) if i not in in_order]
     problems: list[str] = []
     used: set[int] = set()
     after = 0  # the last step of the previous group
-    for group in groups:
+    for number, group in enumerate([*order, *unordered]):
+        if number >= len(order):
+            after = 0
         steps = []
         for i in group:
             want = expected[i]
