@@ -540,9 +540,16 @@ async def _await(awaitable: Any) -> Any:
 
 
 def _unknown_tool(toolbox: Toolbox, name: str) -> str:
+    """The observation for a call of a tool that does not exist: a close name is suggested; with
+    none, the model is told it may answer without a tool (small models invent a tool for what
+    they should do themselves, such as translating)."""
     available = ", ".join(toolbox.names) or "none"
-    return f"Error: there is no tool named {name!r}{_did_you_mean(name, toolbox.names)}. " \
-        f"Available tools: {available}."
+    close = _did_you_mean(name, toolbox.names)
+    text = f"Error: there is no tool named {name!r}{close}. Available tools: {available}."
+    if not close:
+        text += " If none of them does what the task needs, call no tool: give the final " \
+            "answer yourself."
+    return text
 
 
 def _did_you_mean(name: str, options: Any) -> str:

@@ -170,6 +170,9 @@ def test_unknown_tool_without_close_match(toolbox: Toolbox) -> None:
     assert result.error == "unknown_tool"
     assert "did you mean" not in result.observation
     assert "get_weather" in result.observation
+    assert result.observation.endswith("If none of them does what the task needs, call no tool: "
+                                       "give the final answer yourself.")
+    assert "give the final answer yourself" not in invoke(toolbox, call("get_wether")).observation
 
 
 def test_unknown_tool_in_empty_toolbox() -> None:
