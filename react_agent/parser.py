@@ -478,8 +478,8 @@ _SENTENCE_END = (".", "!", "?", "。", "！", "？")
 _ACTION_LABEL = re.compile(r"\bAction(?:[ \t]+Input)?[ \t]*[:：]$", re.IGNORECASE)
 _THOUGHT_START = re.compile(r"Thought[ \t]*[:：]", re.IGNORECASE)
 _INVENTED_OBSERVATION = re.compile(
-    r"^[ \t>*_#-]*(?:Observations?|Tool[ _]?(?:result|output|response)s?|Function[ _]?"
-    r"(?:result|output|response)s?|Results?|Output)\b[^\n:：]{0,30}[:：]"
+    r"^[ \t>*_#(-]*(?:the[ \t]+)?(?:Observations?|Tool[ _]?(?:result|output|response)s?"
+    r"|Function[ _]?(?:result|output|response)s?|Results?|Output)\b[^\n:：]{0,30}[:：]"
     r"|<(?:tool_response|tool_result|observation|function_results?)>"
     r"|^[ \t]*\(the tool results? comes? back",
     re.IGNORECASE | re.MULTILINE,
