@@ -225,26 +225,34 @@ def _act(
 
 
 def _review(setup: Setup, run: RunResult) -> Generator[Request, Any, Step]:
-    """Ask the model to check its draft final answer against the task and the tools' results
-    (``prompts/review.md``); a usable final answer in the reply replaces the draft, anything
-    else (a tool call, an unusable reply, a model error) keeps it. Returns the review step."""
+    """Ask for the final answer once more in a focused call: the system prompt and one message
+    with the tools' results and the task (``prompts/review.md``), without the history or the
+    draft (a 1.5B model asked to check its own draft copies it). A usable final answer replaces
+    the draft (in the result and as the history's last reply); anything else (a tool call, an
+    unusable reply, a model error) keeps the draft. Returns the review step."""
     facts = "\n".join(f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: "
                       f"{r.observation}" for s in run.steps for r in s.results if r.ok)
-    run.messages.append({"role": "user", "content": prompts.render(
-        "review", task=run.task, facts=facts or "(none)", answer=run.final_answer or "")})
-    step = Step(index=len(run.steps) + 1, review=True)
+    focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
+        "review", task=run.task, facts=facts or "(none)")}]
+    step, draft = Step(index=len(run.steps) + 1, review=True), run.messages[-1]
+    yield ModelCallStarted(step.index, len(focused), sum(len(m["content"]) for m in focused))
     try:
-        reply = yield from _ask(run, step, setup.schema)
-        parsed = _read(setup, run, step, reply)
+        reply: ModelReply = yield Query(focused, step, setup.schema)
     except ModelError as exc:
         step.error = f"the review call failed ({exc}); the draft answer stands"
         return step
+    run.steps.append(step)
+    yield ModelCallFinished(step)
+    try:
+        parsed = _read(setup, run, step, reply)
     except OutputParseError as exc:
         yield ParseFailed(step, str(exc))
         return step
     yield ReplyParsed(step, parsed)
     if parsed.final_answer and parsed.final_answer.strip():
         run.final_answer = parsed.final_answer
+    else:
+        run.messages[-1] = draft
     step.tool_calls = []  # a tool asked for here is not run: the draft stands
     return step
 

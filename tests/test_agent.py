@@ -1328,11 +1328,11 @@ def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
     assert result.final_answer == "Rome (24 °C) is 6 °C warmer than Paris (18 °C)."
     assert [s.review for s in result.steps] == [False, False, False, True]
     assert result.steps[2].final_answer == "Rome is warmer."  # the draft stays in the trajectory
-    asked = model.calls[3][-1]["content"]
-    assert asked == prompts.render(
-        "review", task=TASK, answer="Rome is warmer.",
-        facts='- get_weather {"city": "Paris"}: 18 °C in Paris\n'
-              '- get_weather {"city": "Rome"}: 24 °C in Rome')
+    assert model.calls[3] == [result.messages[0], {"role": "user", "content": prompts.render(
+        "review", task=TASK, facts='- get_weather {"city": "Paris"}: 18 °C in Paris\n'
+                                   '- get_weather {"city": "Rome"}: 24 °C in Rome')}]
+    assert "Rome is warmer." not in str(model.calls[3])  # the draft is not shown
+    assert result.messages[-1]["content"] == replies[3]  # the history ends with the answer
     events = [e for e in Agent(ScriptedModel(replies), toolbox).iter(TASK)
               if isinstance(e, FinalAnswer)]
     assert [(e.text, e.draft) for e in events] == [

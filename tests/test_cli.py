@@ -189,10 +189,11 @@ def test_run_to_final_answer(
                         "Final answer: 晴, 21 °C"]
     assert any(line.startswith("Status: final_answer, 3 model calls, 1 tool call,") for line in out)
     assert len(server.requests) == 3
-    review = server.requests[2]["messages"][-1]["content"]
-    assert review.startswith("Check your answer before it goes to the user.\nThe task: 北京天气?")
-    assert '- get_weather {"city": "北京"}: sunny, 21 °C in 北京' in review
-    assert "Your answer: 晴\n" in review
+    review = server.requests[2]["messages"]
+    assert [m["role"] for m in review] == ["system", "user"]
+    assert review[1]["content"].startswith(
+        'The tool results:\n- get_weather {"city": "北京"}: sunny, 21 °C in 北京\n')
+    assert review[1]["content"].endswith("\nThe task: 北京天气?")
     assert all("tools" not in r for r in server.requests)  # prompt-driven: never tools=
     assert server.requests[1]["messages"][-1] == {
         "role": "user", "content": "Observation: sunny, 21 °C in 北京\n(The task: 北京天气?)",
@@ -346,8 +347,8 @@ FINAL_DONE = 'reply:{"thought": "ok", "action": {"final_answer": "done"}}'
 def _start_cli(url: str, marker: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "MARKER": str(marker), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "react_agent", "run", "task", "--tools", f"{CLI_TOOLS}:toolbox",
-         "--base-url", url, *extra],
+        [sys.executable, "-m", "react_agent", "run", "mail boss@example.com", "--tools",
+         f"{CLI_TOOLS}:toolbox", "--base-url", url, *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
 

@@ -29,7 +29,7 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "repeated_error": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "final_answer": {"task": "SAMPLE-TASK"},
-    "review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS", "answer": "SAMPLE-ANSWER"},
+    "review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS"},
     "summarize": {"conversation": "SAMPLE-CONVERSATION"},
     "summary": {"summary": "SAMPLE-SUMMARY"},
     "tool_choice_none": {},
