@@ -135,7 +135,7 @@ class Agent:
             if isinstance(event, AnswerToken):
                 streamed[event.index] = streamed.get(event.index, "") + event.text
                 yield event.text
-            elif isinstance(event, FinalAnswer):
+            elif isinstance(event, FinalAnswer) and not event.draft:
                 sent = streamed.get(event.step.index, "")
                 if event.text.startswith(sent):
                     rest = event.text[len(sent):]

@@ -87,7 +87,8 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
         actions = failures = 0
         while actions < budget:
             step = Step(index=len(run.steps) + 1)
-            reply = yield from _ask(run, step, setup.schema)
+            reviewed = setup.config.review_answer and bool(run.tool_calls)
+            reply = yield from _ask(run, step, setup.schema, answer_tokens=not reviewed)
             try:
                 parsed = _read(setup, run, step, reply)
             except OutputParseError as exc:
@@ -98,7 +99,7 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
             yield ReplyParsed(step, parsed)
             if parsed.final_answer is not None:
                 run.final_answer = parsed.final_answer
-                if setup.config.review_answer and run.tool_calls:
+                if reviewed:
                     yield FinalAnswer(step, parsed.final_answer, draft=True)
                     step = yield from _review(setup, run)
                 yield FinalAnswer(step, run.final_answer)
@@ -119,12 +120,12 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
 
 
 def _ask(
-    run: RunResult, step: Step, schema: dict[str, Any] | None
+    run: RunResult, step: Step, schema: dict[str, Any] | None, answer_tokens: bool = True
 ) -> Generator[Request, Any, ModelReply]:
     """One model call: request it, record the step and the assistant message."""
     yield ModelCallStarted(step.index, len(run.messages), sum(len(m["content"])
                                                              for m in run.messages))
-    reply: ModelReply = yield Query(run.messages, step, schema)
+    reply: ModelReply = yield Query(run.messages, step, schema, answer_tokens)
     run.steps.append(step)
     run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
     yield ModelCallFinished(step)

@@ -26,11 +26,13 @@ from .types import Message, ModelReply, Step
 @dataclass
 class Query:
     """The loop needs the model's reply to ``messages`` (recorded on ``step``), constrained to
-    ``schema`` where the backend can."""
+    ``schema`` where the backend can; ``answer_tokens``: stream a final answer in the reply as
+    ``AnswerToken`` events (not for a draft that a review call may replace)."""
 
     messages: list[Message]
     step: Step
     schema: dict[str, Any] | None = None
+    answer_tokens: bool = True
 
 
 class ModelCall:
@@ -41,13 +43,13 @@ class ModelCall:
         self.model, self.step, self.messages = model, query.step, query.messages
         accepts = query.schema is not None and getattr(model, "accepts_schema", False)
         self.options = {"schema": query.schema, "strict": constrained == "on"} if accepts else {}
-        self.answer = FinalAnswerStream()
+        self.answer = FinalAnswerStream() if query.answer_tokens else None
         self.started = time.perf_counter()
 
     def events(self, piece: str) -> list[Event]:
         """The events of a streamed text piece: the token, and the answer's part of it."""
         events: list[Event] = [ModelToken(self.step.index, piece)]
-        answer_piece = self.answer.feed(piece)
+        answer_piece = self.answer.feed(piece) if self.answer else None
         if answer_piece:
             events.append(AnswerToken(self.step.index, answer_piece))
         return events

@@ -922,14 +922,15 @@ def test_a_run_survives_every_tool_fault_in_one_step() -> None:
 
 # -- streaming ----------------------------------------------------------------------------------
 def test_streaming_yields_tokens_and_answer_tokens(toolbox: Toolbox) -> None:
-    replies = [act("get_weather", city="Paris"), final('It is "18 °C"\nin Paris.')]
+    replies = [act("get_weather", city="Paris"), final("18 °C"),
+               final('It is "18 °C"\nin Paris.')]
     model = ScriptedModel(replies, chunk_chars=3)
     events = list(Agent(model, toolbox, stream=True).iter(TASK))
     tokens = [e for e in events if isinstance(e, ModelToken)]
     assert "".join(t.text for t in tokens if t.index == 1) == replies[0]
-    assert "".join(t.text for t in tokens if t.index == 2) == replies[1]
+    assert "".join(t.text for t in tokens if t.index == 3) == replies[2]
     answer = [e for e in events if isinstance(e, AnswerToken)]
-    assert {a.index for a in answer} == {2}
+    assert {a.index for a in answer} == {3}  # the draft (step 2) is not streamed as the answer
     assert "".join(a.text for a in answer) == 'It is "18 °C"\nin Paris.'
     assert len(answer) > 3, "the answer arrives in pieces"
     first_token = next(i for i, e in enumerate(events) if isinstance(e, ModelToken))
@@ -948,6 +949,19 @@ def test_stream_answer_yields_only_the_answer(toolbox: Toolbox) -> None:
     pieces = list(agent.stream_answer(TASK))
     assert "".join(pieces) == "Rome: 24 °C, warmer."
     assert len(pieces) > 1
+
+
+@pytest.mark.parametrize(
+    ("review_reply", "answer"),
+    [(final("Rome is 24 °C."), "Rome is 24 °C."), ("no JSON", "Rome: warmer.")],
+    ids=["rewritten", "draft kept"],
+)
+def test_stream_answer_with_a_review_streams_only_the_answer_that_stands(
+    toolbox: Toolbox, review_reply: str, answer: str
+) -> None:
+    replies = [act("get_weather", city="Rome"), final("Rome: warmer."), review_reply]
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox)
+    assert "".join(agent.stream_answer(TASK)) == answer
 
 
 def test_stream_answer_without_a_streaming_backend_gives_the_whole_answer() -> None:
