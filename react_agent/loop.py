@@ -196,23 +196,21 @@ def _parse_error_again(toolbox: Toolbox, exc: OutputParseError, failures: int) -
 def _act(
     setup: Setup, run: RunResult, step: Step, calls: list[ToolCall]
 ) -> Generator[Request, Any, None]:
-    """Run the step's calls and send the observations. A call made before in this run is not run
-    again: the model gets the earlier result with a warning (a small model often repeats a call
-    whose result already came back, or retries a failed call unchanged); a step that repeats
-    only calls warned about ``max_repeats - 1`` times before ends the run. A call holding an
-    email address or phone number from nowhere is not run either (``ground_contacts``)."""
+    """Run the step's calls (or answer a repeated call from before) and send observations. A
+    call that failed before with exactly these arguments is not run again: the model is told to
+    change them; a call holding an email address or phone number from nowhere is not run either
+    (``ground_contacts``)."""
     step.tool_calls = list(calls)
-    earlier = [earlier_result(run.steps[:-1], call) for call in step.tool_calls]
-    warned = [_warnings(run.steps[:-1], call) for call in step.tool_calls]
-    if all(e is not None for e in earlier) and max(warned) >= setup.config.max_repeats - 1:
+    looping = repeated_results(run.steps, setup.config.max_repeats)
+    if looping is not None and any(r.error == "repeated" for s in run.steps for r in s.results):
         raise _Stop("loop_detected",
                     "The model kept repeating the same tool calls after being told so.")
     known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
-    ready = [  # None: run it
-        _repeat_warning(e) if e is not None
+    ready: list[ToolResult | None] = [_repeat_warning(r) for r in looping] if looping else [
+        _repeat_warning(failed) if (failed := failed_before(run.steps[:-1], call))
         else ungrounded(call, known) if setup.config.ground_contacts else None
-        for call, e in zip(step.tool_calls, earlier, strict=True)
-    ]
+        for call in step.tool_calls
+    ]  # None: run it
     for call in step.tool_calls:
         yield ToolStarted(step, call)
     fresh = [call for call, r in zip(step.tool_calls, ready, strict=True) if r is None]
@@ -302,22 +300,35 @@ def resumable(result: RunResult, system_prompt: str) -> tuple[list[Message], lis
     return messages, steps
 
 
-def earlier_result(steps: list[Step], call: ToolCall) -> ToolResult | None:
+def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | None:
+    """The earlier results of the last step's calls if the steps so far end in a loop: the same
+    calls ``max_repeats`` times in a row, or an A-B-A-B cycle. ``None`` otherwise."""
+    calls = [_step_signature(s) for s in steps if s.tool_calls]
+    if not calls or len(calls) < 2:
+        return None
+    last = calls[-1]
+    same_in_a_row = len(calls) >= max_repeats and all(c == last for c in calls[-max_repeats:])
+    cycle = len(calls) >= 4 and calls[-1] == calls[-3] and calls[-2] == calls[-4] != last
+    if not (same_in_a_row or cycle):
+        return None
+    previous = [s for s in steps if s.tool_calls and s.results and _step_signature(s) == last]
+    return previous[-1].results if previous else None
+
+
+def failed_before(steps: list[Step], call: ToolCall) -> ToolResult | None:
     """The result of the latest earlier run of exactly this call (same tool, same arguments) in
-    ``steps``; a call that timed out may run again, so its result is not returned."""
+    ``steps`` if that run failed (a small model retries a failed call unchanged); a call that
+    timed out may run again. ``None`` otherwise."""
     key = _signature(call)
     for step in reversed(steps):
         for result in step.results:
-            if _signature(result.call) == key and result.error not in ("repeated", "timeout"):
-                return result
+            if _signature(result.call) == key and result.error != "repeated":
+                return result if result.error not in (None, "timeout") else None
     return None
 
 
-def _warnings(steps: list[Step], call: ToolCall) -> int:
-    """How many times ``call`` was answered with a repeat warning in ``steps``."""
-    key = _signature(call)
-    return sum(1 for s in steps for r in s.results
-               if r.error == "repeated" and _signature(r.call) == key)
+def _step_signature(step: Step) -> tuple[tuple[str, str], ...]:
+    return tuple(_signature(c) for c in step.tool_calls)
 
 
 def _signature(call: ToolCall) -> tuple[str, str]:

@@ -43,7 +43,7 @@ from react_agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from react_agent.loop import earlier_result
+from react_agent.loop import failed_before
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
 
@@ -633,17 +633,26 @@ def _counting_toolbox() -> tuple[Toolbox, list[str]]:
     return toolbox, runs
 
 
-def test_a_repeated_call_is_not_run_again_and_the_model_is_told() -> None:
+def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None:
     toolbox, runs = _counting_toolbox()
     final = '{"thought": "ok", "action": {"final_answer": "value of a"}}'
-    model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}'), _call('{"key": "a"}'),
-                           final])
+    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [final])
     result = Agent(model, toolbox).run("task")
-    assert runs == ["a", "b"]
+    assert runs == ["a", "a"]
     assert result.status == "final_answer"
     warning = result.steps[2].results[0]
-    assert warning.error == "repeated" and "its result was: value of a" in warning.observation
-    assert "Calling it again gives the same result" in model.calls[3][-1]["content"]
+    assert warning.error == "repeated" and "value of a" in warning.observation
+    assert "Do not repeat it" in model.calls[3][-1]["content"]
+
+
+def test_a_loop_that_goes_on_after_the_warning_ends_the_run() -> None:
+    toolbox, runs = _counting_toolbox()
+    model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}')] * 4)
+    result = Agent(model, toolbox).run("task")
+    assert result.status == "loop_detected"
+    assert runs == ["a", "b", "a"]  # the 4th call (b again, an A-B-A-B cycle) is only warned
+    assert len(result.steps) == 5 and result.steps[-1].results == []
+    assert "repeating" in (result.error or "")
 
 
 def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> None:
@@ -666,37 +675,16 @@ def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> N
     assert "Change the arguments as the error says" in repeat
 
 
-def test_a_call_that_timed_out_may_run_again() -> None:
-    _counting_toolbox()
-    earlier = Step(1, tool_calls=[ToolCall("lookup", {"key": "a"})], results=[
-        ToolResult(ToolCall("lookup", {"key": "a"}), "Error: timed out", ok=False,
-                   error="timeout")])
-    assert earlier_result([earlier], ToolCall("lookup", {"key": "a"})) is None
-    earlier.results[0] = ToolResult(ToolCall("lookup", {"key": "a"}), "x", ok=True)
-    assert earlier_result([earlier], ToolCall("lookup", {"key": "a"})) is earlier.results[0]
-    assert earlier_result([earlier], ToolCall("lookup", {"key": "b"})) is None
-
-
-def test_a_loop_that_goes_on_after_the_warnings_ends_the_run() -> None:
-    toolbox, runs = _counting_toolbox()
-    model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}')] * 4)
-    result = Agent(model, toolbox).run("task")
-    assert result.status == "loop_detected"
-    assert runs == ["a", "b"]  # a and b are warned about twice each; the 4th a ends the run
-    assert [r.error for s in result.steps for r in s.results] == [None, None] + ["repeated"] * 4
-    assert len(result.steps) == 7 and result.steps[-1].results == []
-    assert "repeating" in (result.error or "")
-
-
-def test_a_step_with_a_new_call_beside_a_repeat_runs_the_new_one() -> None:
-    toolbox, runs = _counting_toolbox()
-    both = ('{"thought": "t", "action": [{"name": "lookup", "args": {"key": "a"}}, '
-            '{"name": "lookup", "args": {"key": "c"}}]}')
-    model = ScriptedModel([_call('{"key": "a"}'), both, final("done")])
-    result = Agent(model, toolbox).run("task")
-    assert runs == ["a", "c"]
-    assert [r.error for r in result.steps[1].results] == ["repeated", None]
-    assert result.steps[1].results[1].observation == "value of c"
+def test_only_a_call_that_failed_otherwise_than_by_timing_out_is_not_run_again() -> None:
+    call = ToolCall("lookup", {"key": "a"})
+    earlier = Step(1, tool_calls=[call], results=[
+        ToolResult(call, "Error: timed out", ok=False, error="timeout")])
+    assert failed_before([earlier], call) is None
+    earlier.results[0] = ToolResult(call, "x", ok=True)
+    assert failed_before([earlier], call) is None
+    earlier.results[0] = ToolResult(call, "Error: no", ok=False, error="tool_error")
+    assert failed_before([earlier], call) is earlier.results[0]
+    assert failed_before([earlier], ToolCall("lookup", {"key": "b"})) is None
 
 
 def test_different_arguments_are_not_a_loop() -> None:
