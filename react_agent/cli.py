@@ -75,9 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add remember/recall tools with a long-term memory for USER")
     agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
     agent.add_argument(
-        "--no-review", action="store_true",
-        help="keep the model's first final answer (default: one more short model call checks it "
-             "against the task and the tool results)",
+        "--review", action="store_true",
+        help="ask for the final answer once more in a focused call (the tool results and the "
+             "task only) and keep that one (default: off; see README)",
     )
     agent.add_argument(
         "--yes", action="store_true",
@@ -387,7 +387,7 @@ class _Session:
     def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
-            review_answer=not self.args.no_review,
+            review_answer=self.args.review,
             constrained=self.args.constrained, routing=self.args.routing,
         )
         approver = _approve_all if self.args.yes else _ask_user

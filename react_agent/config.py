@@ -60,13 +60,14 @@ class AgentConfig:
     stream: bool = False
     """Ask the backend to stream its replies (when it has ``stream``/``astream``): the run then
     yields ``ModelToken`` and ``AnswerToken`` events as the text arrives."""
-    review_answer: bool = True
+    review_answer: bool = False
     """After a final answer in a run that called tools, ask for the final answer once more in a
     focused call (the system prompt, then the tools' results and the task: ``prompts/review.md``;
     not the history, not the draft) and keep that answer if it is usable. On the embedded 1.5B
     model it turned 1 failed task of 24 into a pass on the development half of
     ``examples/tasks``, 3 of 10 on the seed scenarios, and on the test half fixed one and broke
-    one, for about 25-35% more tokens per task (README, "Finishing multi-step tasks")."""
+    one, for about 25-35% more tokens per task (README, "Finishing multi-step tasks"). Off by
+    default: with the embedded model's own seed tests it cost more than it gained."""
     ground_contacts: bool = True
     """Do not run a call whose arguments hold an email address or phone number found in neither
     the task, the system prompt nor any tool result so far; the model is told to look it up

@@ -913,7 +913,7 @@ def test_streaming_yields_tokens_and_answer_tokens(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), final("18 °C"),
                final('It is "18 °C"\nin Paris.')]
     model = ScriptedModel(replies, chunk_chars=3)
-    events = list(Agent(model, toolbox, stream=True).iter(TASK))
+    events = list(Agent(model, toolbox, stream=True, review_answer=True).iter(TASK))
     tokens = [e for e in events if isinstance(e, ModelToken)]
     assert "".join(t.text for t in tokens if t.index == 1) == replies[0]
     assert "".join(t.text for t in tokens if t.index == 3) == replies[2]
@@ -948,7 +948,7 @@ def test_stream_answer_with_a_review_streams_only_the_answer_that_stands(
     toolbox: Toolbox, review_reply: str, answer: str
 ) -> None:
     replies = [act("get_weather", city="Rome"), final("Rome: warmer."), review_reply]
-    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox)
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer=True)
     assert "".join(agent.stream_answer(TASK)) == answer
 
 
@@ -1325,7 +1325,7 @@ def test_the_users_own_system_prompt_template_is_what_the_model_is_sent(
 def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome"),
                final("Rome is warmer."), final("Rome (24 °C) is 6 °C warmer than Paris (18 °C).")]
-    result, model = run(toolbox, replies)
+    result, model = run(toolbox, replies, review_answer=True)
     assert result.status == "final_answer"
     assert result.final_answer == "Rome (24 °C) is 6 °C warmer than Paris (18 °C)."
     assert [s.review for s in result.steps] == [False, False, False, True]
@@ -1335,7 +1335,7 @@ def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
                                    '- get_weather {"city": "Rome"}: 24 °C in Rome')}]
     assert "Rome is warmer." not in str(model.calls[3])  # the draft is not shown
     assert result.messages[-1]["content"] == replies[3]  # the history ends with the answer
-    events = [e for e in Agent(ScriptedModel(replies), toolbox).iter(TASK)
+    events = [e for e in Agent(ScriptedModel(replies), toolbox, review_answer=True).iter(TASK)
               if isinstance(e, FinalAnswer)]
     assert [(e.text, e.draft) for e in events] == [
         ("Rome is warmer.", True), ("Rome (24 °C) is 6 °C warmer than Paris (18 °C).", False)]
@@ -1349,23 +1349,24 @@ def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
 def test_a_review_without_a_usable_answer_keeps_the_draft(toolbox: Toolbox,
                                                           review_reply: str) -> None:
     replies = [act("get_weather", city="Paris"), final("18 °C in Paris."), review_reply]
-    result, _ = run(toolbox, replies)
+    result, _ = run(toolbox, replies, review_answer=True)
     assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
     assert [r.call.args for s in result.steps for r in s.results] == [{"city": "Paris"}]
     assert result.steps[-1].review and result.steps[-1].tool_calls == []  # not run
 
 
 def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
-    result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")])
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")],
+                    review_answer=True)
     assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
     assert result.error is None
 
 
 def test_no_review_without_a_tool_call_or_when_turned_off(toolbox: Toolbox) -> None:
-    result, model = run(toolbox, [final("Hello!")])
+    result, model = run(toolbox, [final("Hello!")], review_answer=True)
     assert len(model.calls) == 1 and not any(s.review for s in result.steps)
     replies = [act("get_weather", city="Paris"), final("18 °C.")]
-    result, model = run(toolbox, replies, review_answer=False)
+    result, model = run(toolbox, replies)
     assert len(model.calls) == 2 and result.final_answer == "18 °C."
 
 

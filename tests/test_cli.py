@@ -175,7 +175,7 @@ def test_run_to_final_answer(
     ]
     url = server.url
     code = main(["run", "北京天气?", "--tools", f"{tools_file}:make_toolbox", "--base-url", url,
-                 "--model", "fake"])
+                 "--model", "fake", "--review"])
     assert code == 0
     out = capsys.readouterr().out.splitlines()
     assert out[:5] == [
@@ -426,7 +426,7 @@ def test_trace_then_replay_prints_the_same_chain(
     fault_server.script = [_reply("add", a=2, b="3"), FINAL_DONE, FINAL_DONE]
     trace = tmp_path / "run.jsonl"
     code = main(["run", "2+3?", "--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url,
-                 "--trace", str(trace)])
+                 "--trace", str(trace), "--review"])
     live = capsys.readouterr().out
     assert code == 0
     assert "Usage: step  1: model" in live and "Usage: in all:  model" in live
@@ -485,7 +485,7 @@ def test_chat_keeps_history_saves_and_resets(fault_server: Any, tmp_path: Path) 
     lines = ["2 + 3?", "What did I ask?", f"/save {saved}", "/reset", "hello", "/bogus", "/exit"]
     proc = subprocess.run(
         [sys.executable, "-m", "react_agent", "chat", "--tools", f"{CLI_TOOLS}:toolbox",
-         "--base-url", fault_server.url, "--no-review"],
+         "--base-url", fault_server.url],
         input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60,
         env={**os.environ, "NO_COLOR": "1"},
     )

@@ -41,7 +41,7 @@ def agent() -> Agent:
             raise LookupError("unknown city")
         return "sunny, 3 °C"
 
-    return Agent(ScriptedModel(REPLIES), toolbox)
+    return Agent(ScriptedModel(REPLIES), toolbox, review_answer=True)
 
 
 def print_run(agent: Agent, stream: io.StringIO, **options: object) -> str:
@@ -109,7 +109,8 @@ def test_colour_codes_per_kind(agent: Agent) -> None:
     assert "\x1b[1;35mFinal answer:\x1b[0m" in text
     # Without colours the same text remains.
     plain = print_run(
-        Agent(ScriptedModel(REPLIES), agent.toolbox), io.StringIO(), color=False
+        Agent(ScriptedModel(REPLIES), agent.toolbox, review_answer=True), io.StringIO(),
+        color=False,
     )
     assert ANSI.sub("", text) == plain
 
