@@ -123,12 +123,19 @@ def _ask(
     run: RunResult, step: Step, schema: dict[str, Any] | None, answer_tokens: bool = True
 ) -> Generator[Request, Any, ModelReply]:
     """One model call: request it, record the step and the assistant message."""
-    yield ModelCallStarted(step.index, len(run.messages), sum(len(m["content"])
-                                                             for m in run.messages))
-    reply: ModelReply = yield Query(run.messages, step, schema, answer_tokens)
+    reply = yield from _query(run.messages, step, schema, answer_tokens)
     run.steps.append(step)
     run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
     yield ModelCallFinished(step)
+    return reply
+
+
+def _query(
+    messages: list[Message], step: Step, schema: dict[str, Any] | None, answer_tokens: bool = True
+) -> Generator[Request, Any, ModelReply]:
+    """Announce a model call on ``messages`` and request it; the reply (errors thrown in)."""
+    yield ModelCallStarted(step.index, len(messages), sum(len(m["content"]) for m in messages))
+    reply: ModelReply = yield Query(messages, step, schema, answer_tokens)
     return reply
 
 
@@ -234,9 +241,8 @@ def _review(setup: Setup, run: RunResult) -> Generator[Request, Any, Step]:
     focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
         "review", task=run.task, facts=facts or "(none)")}]
     step, draft = Step(index=len(run.steps) + 1, review=True), run.messages[-1]
-    yield ModelCallStarted(step.index, len(focused), sum(len(m["content"]) for m in focused))
     try:
-        reply: ModelReply = yield Query(focused, step, setup.schema)
+        reply = yield from _query(focused, step, setup.schema)
     except ModelError as exc:
         step.error = f"the review call failed ({exc}); the draft answer stands"
         return step
