@@ -156,7 +156,7 @@ def make_model(args: argparse.Namespace) -> ChatModel:
 def run_task(turns: list[Turn], toolbox: Toolbox, model: ChatModel, scripted: bool) -> list[bool]:
     """Run the turns of one task as one conversation, printing the thought chain and checks."""
     agent = Agent(model, toolbox, max_steps=seed_max_steps(turns[0].seed), callbacks=[Printer()],
-                  review_answer=not scripted)  # the reference trajectories have no review call
+                  review_answer="off" if scripted else "auto")  # references have no review
     chat = agent.chat()
     passed = []
     for turn in turns:

@@ -28,6 +28,7 @@ from .evaluation import load_suite, report, run_eval, scored
 from .models.base import ChatModel
 from .models.openai_chat import OpenAIChatModel
 from .parser import parse_reply
+from .review import REVIEW_MODES
 from .routing import ROUTING_MODES
 from .toolbox import Tool, Toolbox
 from .trace import TraceWriter, read_trace, replay_events
@@ -75,9 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add remember/recall tools with a long-term memory for USER")
     agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
     agent.add_argument(
-        "--review", action="store_true",
+        "--review", nargs="?", choices=REVIEW_MODES, default="auto", const="always",
         help="ask for the final answer once more in a focused call (the tool results and the "
-             "task only) and keep that one (default: off; see README)",
+             "task only) and keep that one: auto (default) when the draft is in another "
+             "script than the task or states none of the tools' values; always (--review "
+             "alone); off",
     )
     agent.add_argument(
         "--yes", action="store_true",

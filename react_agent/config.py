@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from .constrain import CONSTRAINED_MODES
 from .errors import ConfigError
 from .invoker import DEFAULT_MAX_OBSERVATION_CHARS
+from .review import REVIEW_MODES
 from .routing import ROUTING_MODES, select_tools
 from .toolbox import Toolbox
 
@@ -60,14 +61,14 @@ class AgentConfig:
     stream: bool = False
     """Ask the backend to stream its replies (when it has ``stream``/``astream``): the run then
     yields ``ModelToken`` and ``AnswerToken`` events as the text arrives."""
-    review_answer: bool = False
-    """After a final answer in a run that called tools, ask for the final answer once more in a
-    focused call (the system prompt, then the tools' results and the task: ``prompts/review.md``;
-    not the history, not the draft) and keep that answer if it is usable. On the embedded 1.5B
-    model it turned 1 failed task of 24 into a pass on the development half of
-    ``examples/tasks``, 3 of 10 on the seed scenarios, and on the test half fixed one and broke
-    one, for about 25-35% more tokens per task (README, "Finishing multi-step tasks"). Off by
-    default: with the embedded model's own seed tests it cost more than it gained."""
+    review_answer: str = "auto"
+    """A focused second call for the final answer (the system prompt, then the tools' results
+    and the task: ``prompts/review.md``; not the history, not the draft), whose usable answer
+    replaces the draft. ``"auto"`` (the default): only in a run that called tools, when a cheap
+    check finds the draft written in another script than the task or stating none of the
+    values the tools returned (:func:`react_agent.review.gaps`); ``"always"``: after every
+    draft in a run that called tools; ``"off"``: never. Measured on the embedded 1.5B model in
+    the README, "Finishing multi-step tasks"."""
     ground_contacts: bool = True
     """Do not run a call whose arguments hold an email address or phone number found in neither
     the task, the system prompt nor any tool result so far; the model is told to look it up
@@ -85,6 +86,8 @@ class AgentConfig:
             raise ConfigError("max_observation_chars must be at least 100.")
         if self.constrained not in CONSTRAINED_MODES:
             raise ConfigError(f"constrained must be one of {', '.join(CONSTRAINED_MODES)}.")
+        if self.review_answer not in REVIEW_MODES:
+            raise ConfigError(f"review_answer must be one of {', '.join(REVIEW_MODES)}.")
         if self.routing not in ROUTING_MODES:
             raise ConfigError(f"routing must be one of {', '.join(ROUTING_MODES)}.")
         if self.routing_top_k < 1:

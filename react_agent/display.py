@@ -91,6 +91,9 @@ class Printer:
             label = ("Draft answer" if event.draft else
                      "Final answer (best effort)" if event.best_effort else "Final answer")
             self._line("final", label, event.text)
+            if event.draft:
+                self._line("thought", "Review", "the draft answer " +
+                           " and ".join(event.reasons) + "; asking again in a focused call")
         elif isinstance(event, RunFinished):
             if self._streaming:  # interrupted mid-reply
                 print(file=self.stream)

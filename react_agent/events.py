@@ -116,12 +116,14 @@ class ObservationSent:
 @dataclass(frozen=True)
 class FinalAnswer:
     """The model gave its final answer (``best_effort``: asked for after ``max_steps``;
-    ``draft``: a review call follows that may rewrite it, see ``AgentConfig.review_answer``)."""
+    ``draft``: a review call follows that may rewrite it, see ``AgentConfig.review_answer``,
+    for the ``reasons`` given in words)."""
 
     step: Step
     text: str
     best_effort: bool = False
     draft: bool = False
+    reasons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from . import prompts
+from . import prompts, review
 from .config import AgentConfig
 from .errors import ModelError, OutputParseError
 from .events import (
@@ -87,8 +87,8 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
         actions = failures = 0
         while actions < budget:
             step = Step(index=len(run.steps) + 1)
-            reviewed = setup.config.review_answer and bool(run.tool_calls)
-            reply = yield from _ask(run, step, setup.schema, answer_tokens=not reviewed)
+            may_review = setup.config.review_answer != "off" and bool(run.tool_calls)
+            reply = yield from _ask(run, step, setup.schema, answer_tokens=not may_review)
             try:
                 parsed = _read(setup, run, step, reply)
             except OutputParseError as exc:
@@ -99,9 +99,10 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
             yield ReplyParsed(step, parsed)
             if parsed.final_answer is not None:
                 run.final_answer = parsed.final_answer
-                if reviewed:
-                    yield FinalAnswer(step, parsed.final_answer, draft=True)
-                    step = yield from _review(setup, run)
+                if may_review and (reasons := _review_reasons(setup, run)):
+                    yield FinalAnswer(step, parsed.final_answer, draft=True,
+                                      reasons=tuple(reasons))
+                    step = yield from _review(setup, run, reasons)
                 yield FinalAnswer(step, run.final_answer)
                 raise _Stop("final_answer")
             yield from _act(setup, run, step, parsed.tool_calls)
@@ -230,17 +231,24 @@ def _act(
     yield ObservationSent(step, observations)
 
 
-def _review(setup: Setup, run: RunResult) -> Generator[Request, Any, Step]:
+def _review_reasons(setup: Setup, run: RunResult) -> list[str]:
+    """Why the draft final answer gets a focused review call (empty: it stands)."""
+    if setup.config.review_answer == "always":
+        return ["is reviewed every time (review_answer='always')"]
+    return review.gaps(run.task, run.final_answer or "", run.tool_results)
+
+
+def _review(setup: Setup, run: RunResult, reasons: list[str]) -> Generator[Request, Any, Step]:
     """Ask for the final answer once more in a focused call: the system prompt and one message
     with the tools' results and the task (``prompts/review.md``), without the history or the
     draft (a 1.5B model asked to check its own draft copies it). A usable final answer replaces
     the draft (in the result and as the history's last reply); anything else (a tool call, an
-    unusable reply, a model error) keeps the draft. Returns the review step."""
-    facts = "\n".join(f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: "
-                      f"{r.observation}" for s in run.steps for r in s.results if r.ok)
+    unusable reply, a model error) keeps the draft. ``reasons`` (why the draft was reviewed)
+    are kept on the step. Returns the review step."""
     focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
-        "review", task=run.task, facts=facts or "(none)")}]
+        "review", task=run.task, facts=review.facts(run.tool_results))}]
     step, draft = Step(index=len(run.steps) + 1, review=True), run.messages[-1]
+    step.review_reasons = reasons
     try:
         reply = yield from _query(focused, step, setup.schema)
     except ModelError as exc:

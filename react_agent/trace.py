@@ -13,7 +13,7 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
   ``final_answer``, or ``parse_error`` (the problem) when the reply was unusable;
   ``assistant_message`` (what the history kept of the reply) and ``feedback`` (the message
   sent back for an unusable reply); ``best_effort`` for the extra call after ``max_steps``,
-  ``review`` for the call that checked the draft final answer.
+  ``review`` for the call that checked the draft final answer, with ``review_reasons`` (why).
 - ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
   ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
 - ``observation``: ``step``, ``message`` (the user message that carried the step's
@@ -98,7 +98,8 @@ class TraceWriter:
                 message_chars=self._sent[1], raw_output=step.raw_output,
                 seconds=round(step.model_seconds, 6), prompt_tokens=step.prompt_tokens,
                 completion_tokens=step.completion_tokens, finish_reason=step.finish_reason,
-                best_effort=step.best_effort, review=step.review, **parsed,
+                best_effort=step.best_effort, review=step.review,
+                review_reasons=step.review_reasons, **parsed,
             )
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())
@@ -227,9 +228,11 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
             for tool_result in step.results:
                 yield ToolFinished(step, tool_result)
             if step.final_answer is not None and not step.review:
-                draft = n < len(result.steps) and result.steps[n].review
+                after = result.steps[n] if n < len(result.steps) else None
+                draft = after is not None and after.review
                 yield FinalAnswer(step, step.final_answer, best_effort=step.best_effort,
-                                  draft=draft)
+                                  draft=draft, reasons=tuple(after.review_reasons) if draft
+                                  and after else ())
         if step.review and result.final_answer is not None:
             yield FinalAnswer(step, result.final_answer)
     yield RunFinished(result)

@@ -156,6 +156,7 @@ class Step:
             final answer.
         review: the extra model call that checked the draft final answer against the task
             (``AgentConfig.review_answer``); its final answer, if usable, is the run's.
+        review_reasons: why the draft was reviewed, in words (on the review step).
     """
 
     index: int
@@ -170,6 +171,7 @@ class Step:
     finish_reason: str | None = None
     best_effort: bool = False
     review: bool = False
+    review_reasons: list[str] = field(default_factory=list)
 
     @property
     def thought(self) -> str | None:
@@ -207,7 +209,7 @@ class Step:
             "model_seconds": round(self.model_seconds, 6),
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "finish_reason": self.finish_reason, "best_effort": self.best_effort,
-            "review": self.review,
+            "review": self.review, "review_reasons": self.review_reasons,
         }
 
     @classmethod
@@ -228,6 +230,7 @@ class Step:
             completion_tokens=data.get("completion_tokens"),
             finish_reason=data.get("finish_reason"), best_effort=bool(data.get("best_effort")),
             review=bool(data.get("review")),
+            review_reasons=list(data.get("review_reasons") or []),
         )
 
 
@@ -279,6 +282,11 @@ class RunResult:
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call of the run, in order."""
         return [c for s in self.steps for c in s.tool_calls]
+
+    @property
+    def tool_results(self) -> list[ToolResult]:
+        """Every tool result of the run, in order."""
+        return [r for s in self.steps for r in s.results]
 
     def to_dict(self) -> dict[str, Any]:
         return {

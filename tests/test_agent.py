@@ -113,7 +113,7 @@ def test_three_step_run(toolbox: Toolbox) -> None:
     reply2 = act("get_weather", "Need Rome.", city="Rome")
     reply3 = final("Rome is 6 °C warmer.", "Rome is warmer.")
     model = ScriptedModel([reply1, reply2, reply3])
-    agent = Agent(model, toolbox, review_answer=False)
+    agent = Agent(model, toolbox, review_answer="off")
     result = agent.run("Which is warmer, Paris or Rome?")
 
     assert result.status == "final_answer"
@@ -466,7 +466,7 @@ def test_stage_counts(toolbox: Toolbox) -> None:
 # -- events -------------------------------------------------------------------------------------
 def test_iter_events_in_order(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
-    agent = Agent(ScriptedModel(replies), toolbox, review_answer=False)
+    agent = Agent(ScriptedModel(replies), toolbox, review_answer="off")
     events = list(agent.iter("Weather in Paris?"))
     assert [type(e) for e in events] == [
         RunStarted,
@@ -801,7 +801,7 @@ def test_aiter_awaits_async_models_and_async_tools() -> None:
     model = AsyncScripted([act("fetch", url="http://a"), final("got it")])
 
     async def collect() -> list[Any]:
-        return [e async for e in Agent(model, tb, review_answer=False).aiter("t")]
+        return [e async for e in Agent(model, tb, review_answer="off").aiter("t")]
 
     events = asyncio.run(collect())
     assert model.awaited == 2
@@ -913,7 +913,7 @@ def test_streaming_yields_tokens_and_answer_tokens(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), final("18 °C"),
                final('It is "18 °C"\nin Paris.')]
     model = ScriptedModel(replies, chunk_chars=3)
-    events = list(Agent(model, toolbox, stream=True, review_answer=True).iter(TASK))
+    events = list(Agent(model, toolbox, stream=True, review_answer="always").iter(TASK))
     tokens = [e for e in events if isinstance(e, ModelToken)]
     assert "".join(t.text for t in tokens if t.index == 1) == replies[0]
     assert "".join(t.text for t in tokens if t.index == 3) == replies[2]
@@ -933,7 +933,7 @@ def test_no_tokens_without_stream_option(toolbox: Toolbox) -> None:
 
 def test_stream_answer_yields_only_the_answer(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Rome"), final("Rome: 24 °C, warmer.")]
-    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer=False)
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer="off")
     pieces = list(agent.stream_answer(TASK))
     assert "".join(pieces) == "Rome: 24 °C, warmer."
     assert len(pieces) > 1
@@ -948,7 +948,7 @@ def test_stream_answer_with_a_review_streams_only_the_answer_that_stands(
     toolbox: Toolbox, review_reply: str, answer: str
 ) -> None:
     replies = [act("get_weather", city="Rome"), final("Rome: warmer."), review_reply]
-    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer=True)
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer="always")
     assert "".join(agent.stream_answer(TASK)) == answer
 
 
@@ -1325,7 +1325,7 @@ def test_the_users_own_system_prompt_template_is_what_the_model_is_sent(
 def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome"),
                final("Rome is warmer."), final("Rome (24 °C) is 6 °C warmer than Paris (18 °C).")]
-    result, model = run(toolbox, replies, review_answer=True)
+    result, model = run(toolbox, replies, review_answer="always")
     assert result.status == "final_answer"
     assert result.final_answer == "Rome (24 °C) is 6 °C warmer than Paris (18 °C)."
     assert [s.review for s in result.steps] == [False, False, False, True]
@@ -1335,7 +1335,7 @@ def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
                                    '- get_weather {"city": "Rome"}: 24 °C in Rome')}]
     assert "Rome is warmer." not in str(model.calls[3])  # the draft is not shown
     assert result.messages[-1]["content"] == replies[3]  # the history ends with the answer
-    events = [e for e in Agent(ScriptedModel(replies), toolbox, review_answer=True).iter(TASK)
+    events = [e for e in Agent(ScriptedModel(replies), toolbox, review_answer="always").iter(TASK)
               if isinstance(e, FinalAnswer)]
     assert [(e.text, e.draft) for e in events] == [
         ("Rome is warmer.", True), ("Rome (24 °C) is 6 °C warmer than Paris (18 °C).", False)]
@@ -1349,7 +1349,7 @@ def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
 def test_a_review_without_a_usable_answer_keeps_the_draft(toolbox: Toolbox,
                                                           review_reply: str) -> None:
     replies = [act("get_weather", city="Paris"), final("18 °C in Paris."), review_reply]
-    result, _ = run(toolbox, replies, review_answer=True)
+    result, _ = run(toolbox, replies, review_answer="always")
     assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
     assert [r.call.args for s in result.steps for r in s.results] == [{"city": "Paris"}]
     assert result.steps[-1].review and result.steps[-1].tool_calls == []  # not run
@@ -1357,17 +1357,30 @@ def test_a_review_without_a_usable_answer_keeps_the_draft(toolbox: Toolbox,
 
 def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
     result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")],
-                    review_answer=True)
+                    review_answer="always")
     assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
     assert result.error is None
 
 
 def test_no_review_without_a_tool_call_or_when_turned_off(toolbox: Toolbox) -> None:
-    result, model = run(toolbox, [final("Hello!")], review_answer=True)
+    result, model = run(toolbox, [final("Hello!")], review_answer="always")
     assert len(model.calls) == 1 and not any(s.review for s in result.steps)
-    replies = [act("get_weather", city="Paris"), final("18 °C.")]
-    result, model = run(toolbox, replies)
-    assert len(model.calls) == 2 and result.final_answer == "18 °C."
+    replies = [act("get_weather", city="Paris"), final("Warm.")]
+    result, model = run(toolbox, replies, review_answer="off")
+    assert len(model.calls) == 2 and result.final_answer == "Warm."
+
+
+def test_auto_reviews_only_a_draft_the_cheap_check_faults(toolbox: Toolbox) -> None:
+    stated = [act("get_weather", city="Paris"), final("It is 18 °C in Paris.")]
+    result, model = run(toolbox, stated)  # the default: review_answer="auto"
+    assert len(model.calls) == 2 and not any(s.review for s in result.steps)
+    bare = [act("get_weather", city="Paris"), final("Paris is warmer."),
+            final("Paris: 18 °C.")]
+    result, model = run(toolbox, bare)
+    assert len(model.calls) == 3 and result.final_answer == "Paris: 18 °C."
+    assert result.steps[-1].review_reasons == ["states none of the values the tools returned"]
+    assert RunResult.from_dict(result.to_dict()).steps[-1].review_reasons == \
+        result.steps[-1].review_reasons
 
 
 def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
@@ -1388,10 +1401,10 @@ def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None
     replies = [act("send_email", to="ann@example.com", body="hi"),
                act("find_person", person="Ann Lee"),
                act("send_email", to="ann.lee@corp.example", body="hi"), final("Sent.")]
-    result = Agent(ScriptedModel(replies), tb, review_answer=False).run("Email Ann Lee: hi")
+    result = Agent(ScriptedModel(replies), tb, review_answer="off").run("Email Ann Lee: hi")
     assert sent == ["ann.lee@corp.example"]
     assert result.steps[0].results[0].error == "ungrounded"
     assert "'ann@example.com' in to is in neither the task" in result.steps[0].observations[0]
-    off = Agent(ScriptedModel([*replies[:1], final("Sent.")]), tb, review_answer=False,
+    off = Agent(ScriptedModel([*replies[:1], final("Sent.")]), tb, review_answer="off",
                 ground_contacts=False).run("Email Ann Lee: hi")
     assert off.steps[0].results[0].ok and sent[-1] == "ann@example.com"

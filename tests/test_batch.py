@@ -151,14 +151,14 @@ def test_conversation_turns_share_one_chat(tmp_path: Path) -> None:
     tasks = load_tasks(_write(tmp_path, line))
     replies = [act("get_weather", city="Oslo"), answer("7.5 C"), answer("The weather in Oslo.")]
     report = run_batch(tasks, tmp_path / "r.jsonl", lambda task: Agent(
-        ScriptedModel(replies), weather_toolbox(), review_answer=False))
+        ScriptedModel(replies), weather_toolbox(), review_answer="off"))
     record = report.records[0]
     assert record["passed"] is True and [t["passed"] for t in record["turns"]] == [True, True]
     assert record["steps"] == 3 and record["final_answer"] == "The weather in Oslo."
 
     replies[-1] = answer("I do not know.")
     report = run_batch(tasks, tmp_path / "r2.jsonl", lambda task: Agent(
-        ScriptedModel(replies), weather_toolbox(), review_answer=False))
+        ScriptedModel(replies), weather_toolbox(), review_answer="off"))
     assert report.records[0]["problems"] == ["turn 2: the final answer lacks 'Oslo'"]
 
 

@@ -175,7 +175,7 @@ def test_run_to_final_answer(
     ]
     url = server.url
     code = main(["run", "北京天气?", "--tools", f"{tools_file}:make_toolbox", "--base-url", url,
-                 "--model", "fake", "--review"])
+                 "--model", "fake"])  # the default --review auto: the draft lacks the 21
     assert code == 0
     out = capsys.readouterr().out.splitlines()
     assert out[:5] == [
@@ -185,8 +185,11 @@ def test_run_to_final_answer(
         "Observation: sunny, 21 °C in 北京",
         "Thought: Done.",
     ]
-    assert out[5:8] == ["Draft answer: 晴", "Thought: Add the temperature.",
-                        "Final answer: 晴, 21 °C"]
+    assert out[5:9] == [
+        "Draft answer: 晴",
+        "Review: the draft answer states none of the values the tools returned; asking again "
+        "in a focused call",
+        "Thought: Add the temperature.", "Final answer: 晴, 21 °C"]
     assert any(line.startswith("Status: final_answer, 3 model calls, 1 tool call,") for line in out)
     assert len(server.requests) == 3
     review = server.requests[2]["messages"]

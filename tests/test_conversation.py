@@ -33,7 +33,7 @@ def test_seed004_turns_share_the_history() -> None:
         act("get_stock_price", ticker="AAPL"), final("AAPL is at 150.0."),
         final("You asked about Tokyo."),
     ])
-    chat = Agent(model, seed004, review_answer=False).chat()
+    chat = Agent(model, seed004, review_answer="off").chat()
     results = [chat.ask(t["user"]) for t in turns]
     assert [check_run(r, t) for r, t in zip(results, turns, strict=True)] == [[], [], []]
     second_input = "\n".join(m["content"] for m in model.calls[2])
@@ -109,7 +109,7 @@ def lookup_toolbox() -> Toolbox:
 def test_old_turns_are_summarised_and_recent_ones_kept() -> None:
     summaries: list[str] = []
     model = scripted_person(summaries)
-    agent = Agent(model, lookup_toolbox(), review_answer=False)
+    agent = Agent(model, lookup_toolbox(), review_answer="off")
     chat = Conversation(agent, max_history_tokens=1500, keep_last=2)
     events: list[Any] = []
     for n in range(1, 13):

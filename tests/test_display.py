@@ -41,7 +41,7 @@ def agent() -> Agent:
             raise LookupError("unknown city")
         return "sunny, 3 °C"
 
-    return Agent(ScriptedModel(REPLIES), toolbox, review_answer=True)
+    return Agent(ScriptedModel(REPLIES), toolbox, review_answer="always")
 
 
 def print_run(agent: Agent, stream: io.StringIO, **options: object) -> str:
@@ -70,11 +70,14 @@ def test_thought_chain_lines(agent: Agent) -> None:
         f"Unusable reply: {parse_problem('no JSON here')} (asking again)",
         "Thought: I have it.",
     ]
-    assert lines[9:12] == ["Draft answer: 北京: sunny, 3 °C.", "Thought: Complete.",
-                           "Final answer: 北京 is sunny, 3 °C."]
-    assert lines[12].startswith("Status: final_answer, 5 model calls, 2 tool calls, ")
-    assert lines[12].endswith(" s")
-    assert len(lines) == 13
+    assert lines[9:13] == [
+        "Draft answer: 北京: sunny, 3 °C.",
+        "Review: the draft answer is reviewed every time (review_answer='always'); asking again "
+        "in a focused call",
+        "Thought: Complete.", "Final answer: 北京 is sunny, 3 °C."]
+    assert lines[13].startswith("Status: final_answer, 5 model calls, 2 tool calls, ")
+    assert lines[13].endswith(" s")
+    assert len(lines) == 14
 
 
 @pytest.mark.parametrize(
@@ -109,7 +112,7 @@ def test_colour_codes_per_kind(agent: Agent) -> None:
     assert "\x1b[1;35mFinal answer:\x1b[0m" in text
     # Without colours the same text remains.
     plain = print_run(
-        Agent(ScriptedModel(REPLIES), agent.toolbox, review_answer=True), io.StringIO(),
+        Agent(ScriptedModel(REPLIES), agent.toolbox, review_answer="always"), io.StringIO(),
         color=False,
     )
     assert ANSI.sub("", text) == plain

@@ -37,7 +37,7 @@ def test_reference_trajectory_replays(turn: common.Turn) -> None:
     reference = spec["reference_trajectory"]
     history = common.task_turns(turn)  # a later turn of a conversation runs after the earlier
     model = common.scripted_model(*(t.spec for t in history))
-    chat = Agent(model, tools.TOOLBOXES[turn.seed], review_answer=False).chat()
+    chat = Agent(model, tools.TOOLBOXES[turn.seed], review_answer="off").chat()
     result = [chat.ask(t.spec["user"]) for t in history][-1]
 
     assert result.status == "final_answer", result.error
@@ -148,7 +148,7 @@ def run(label: str, replies: list[str], max_steps: int = 10, **options: Any) -> 
     earlier = common.task_turns(turn)[:-1]
     model = ScriptedModel([*common.scripted_model(*(t.spec for t in earlier)).replies, *replies])
     toolbox = tools.TOOLBOXES[turn.seed]
-    chat = Agent(model, toolbox, max_steps=max_steps, review_answer=False, **options).chat()
+    chat = Agent(model, toolbox, max_steps=max_steps, review_answer="off", **options).chat()
     return [chat.ask(t.spec["user"]) for t in [*earlier, turn]][-1]
 
 
@@ -324,7 +324,7 @@ def test_seeds_tasks_file_scores_the_reference_runs(tmp_path: Path) -> None:
     def make_agent(task: Any) -> Agent:
         turns = [TURN[t.label] for t in TURNS if t.task_id == task.id]
         return Agent(common.scripted_model(*(t.spec for t in turns)), load_toolbox(task.tools),
-                     max_steps=task.max_steps, review_answer=False)
+                     max_steps=task.max_steps, review_answer="off")
 
     report = run_batch(tasks, tmp_path / "r.jsonl", make_agent)
     assert [(r["id"], r["problems"]) for r in report.records if not r["passed"]] == []

@@ -80,5 +80,5 @@ def test_stream_answer_skips_a_tool_argument_named_final_answer() -> None:
     toolbox.add(lambda final_answer: "saved", name="save", description="Save a draft.")
     replies = ['{"thought": "t", "action": {"name": "save", "args": {"final_answer": "DRAFT"}}}',
                '{"thought": "t", "action": {"final_answer": "Saved it."}}']
-    agent = Agent(ScriptedModel(replies, chunk_chars=3), toolbox, review_answer=False)
+    agent = Agent(ScriptedModel(replies, chunk_chars=3), toolbox, review_answer="off")
     assert "".join(agent.stream_answer("save a draft")) == "Saved it."

@@ -112,7 +112,7 @@ def test_replay_prints_what_the_live_run_printed(tmp_path: Path) -> None:
     printer = Printer(live, usage=True)
     with TraceWriter(tmp_path / "t.jsonl") as trace:
         Agent(ScriptedModel(REPLIES), weather(), callbacks=[printer, trace],
-              review_answer=False).run(TASK)
+              review_answer="off").run(TASK)
     replayed = io.StringIO()
     replay_printer = Printer(replayed, usage=True)
     for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):

@@ -1,0 +1,73 @@
+"""When a draft final answer is worth a second, focused call: cheap checks on the draft.
+
+Small models often write a final answer that drops the values the tools returned ("Yes, bring
+an umbrella" without the rain) or that switches language (a Chinese task answered in English,
+copying an English tool result). :func:`gaps` finds these two faults without a model; the loop
+then asks for the answer again in a focused call (``AgentConfig.review_answer="auto"``,
+``prompts/review.md``). The idea of checking a draft before accepting it follows Self-Refine
+(Madaan et al., 2023), with the feedback computed by rules instead of the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import Counter
+
+from .types import ToolResult
+
+REVIEW_MODES = ("off", "auto", "always")
+"""``off``: the draft is the final answer; ``auto``: a focused call rewrites it when
+:func:`gaps` finds a fault; ``always``: after every draft in a run that called tools."""
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
+    """What is wrong with the draft final ``answer`` to ``task``, each as words that follow
+    "the draft answer ..." (empty: nothing found). Two checks, both language-neutral:
+
+    - *script*: the answer is mostly written in another script than the task (Unicode script
+      of the letters, e.g. ``LATIN`` against ``CJK``);
+    - *values*: the successful ``results`` hold numbers that are not in the task, and the
+      answer states none of them (thousands separators ignored).
+    """
+    found = []
+    task_script, answer_script = main_script(task), main_script(answer)
+    if task_script and answer_script and task_script != answer_script:
+        found.append(f"is written in {answer_script} script, the task in {task_script}")
+    given = _numbers(task)
+    observed = {n for r in results if r.ok for n in _numbers(r.observation)} - given
+    stated = _numbers(answer)
+    if observed and not observed & stated:
+        found.append("states none of the values the tools returned")
+    return found
+
+
+def main_script(text: str) -> str | None:
+    """The Unicode script most of ``text``'s letters belong to (the first word of their
+    Unicode names: ``LATIN``, ``CJK``, ``CYRILLIC``, ``HANGUL``...), ``None`` without
+    letters."""
+    counts = Counter(_script(ch) for ch in text if ch.isalpha())
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _script(letter: str) -> str:
+    """The script of one letter; Japanese kana count as ``CJK`` (Japanese mixes them with
+    CJK ideographs)."""
+    script = unicodedata.name(letter, "?").split(" ")[0]
+    return "CJK" if script in ("HIRAGANA", "KATAKANA") else script
+
+
+def facts(results: list[ToolResult]) -> str:
+    """The successful ``results`` as lines ``- <tool> <args as JSON>: <observation>`` for the
+    focused call (``(none)`` without any)."""
+    lines = [f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
+             for r in results if r.ok]
+    return "\n".join(lines) or "(none)"
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers written in ``text``, without signs or thousands separators."""
+    return set(_NUMBER.findall(re.sub(r"(?<=\d),(?=\d{3})", "", text)))

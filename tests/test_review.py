@@ -1,0 +1,55 @@
+"""The cheap checks that decide whether a draft final answer gets a focused review call."""
+
+from __future__ import annotations
+
+import pytest
+
+from react_agent.review import facts, gaps, main_script
+from react_agent.types import ToolCall, ToolResult
+
+WEATHER = ToolResult(
+    ToolCall("get_weather", {"city": "杭州"}),
+    '{"condition": "小雨", "temperature_c": 18.5, "chance_of_rain": "75%"}', ok=True)
+FAILED = ToolResult(ToolCall("get_weather", {"city": "X"}), "Error: no city 42", ok=False,
+                    error="raised")
+
+
+@pytest.mark.parametrize(("text", "script"), [
+    ("It is raining.", "LATIN"), ("现在下小雨。", "CJK"), ("雨が降っています", "CJK"),
+    ("Идёт дождь", "CYRILLIC"), ("비가 와요", "HANGUL"), ("42 %", None),
+    ("The weather in杭州 is light rain.", "LATIN"),
+])
+def test_main_script(text: str, script: str | None) -> None:
+    assert main_script(text) == script
+
+
+def test_a_complete_draft_has_no_gaps() -> None:
+    assert gaps("杭州下雨吗？", "杭州现在小雨，气温 18.5 度，需要带伞。", [WEATHER]) == []
+
+
+def test_a_draft_in_another_script_is_faulted() -> None:
+    found = gaps("杭州下雨吗？", "It is raining in Hangzhou, 18.5 °C.", [WEATHER])
+    assert found == ["is written in LATIN script, the task in CJK"]
+
+
+def test_a_draft_without_any_returned_value_is_faulted() -> None:
+    assert gaps("杭州下雨吗？", "需要带伞。", [WEATHER]) == [
+        "states none of the values the tools returned"]
+
+
+def test_numbers_from_the_task_or_a_failed_call_do_not_count() -> None:
+    order = ToolResult(ToolCall("get_order", {"id": "1042"}), "order 1042: shipped", ok=True)
+    assert gaps("Where is order 1042?", "Order 1042 has shipped.", [order]) == []
+    assert gaps("Where is it?", "Not found.", [FAILED]) == []
+
+
+def test_thousands_separators_are_ignored() -> None:
+    price = ToolResult(ToolCall("price", {}), "1703.62 CNY", ok=True)
+    assert gaps("How much?", "It costs 1,703.62 CNY.", [price]) == []
+
+
+def test_facts_lists_the_successful_results() -> None:
+    assert facts([WEATHER, FAILED]) == (
+        '- get_weather {"city": "杭州"}: {"condition": "小雨", "temperature_c": 18.5, '
+        '"chance_of_rain": "75%"}')
+    assert facts([]) == "(none)"
