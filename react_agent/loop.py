@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import prompts, review
+from .comparison import comparison
 from .config import AgentConfig
 from .errors import ModelError, OutputParseError
 from .events import (
@@ -213,12 +214,8 @@ def _act(
     if looping is not None and any(r.error == "repeated" for s in run.steps for r in s.results):
         raise _Stop("loop_detected",
                     "The model kept repeating the same tool calls after being told so.")
-    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
     ready: list[ToolResult | None] = [_repeat_warning(r) for r in looping] if looping else [
-        _repeat_warning(failed) if (failed := failed_before(run.steps[:-1], call))
-        else ungrounded(call, known) if setup.config.ground_contacts else None
-        for call in step.tool_calls
-    ]  # None: run it
+        _refusal(setup, run, call) for call in step.tool_calls]  # None: run it
     for call in step.tool_calls:
         yield ToolStarted(step, call)
     fresh = [call for call, r in zip(step.tool_calls, ready, strict=True) if r is None]
@@ -226,9 +223,26 @@ def _act(
     step.results = [r or next(ran) for r in ready]
     for result in step.results:
         yield ToolFinished(step, result)
-    observations = observation_message(step.results, run.task)
+    observations = observation_message(step.results, run.task,
+                                       comparison(run.tool_results, step.results))
     run.messages.append({"role": "user", "content": observations})
     yield ObservationSent(step, observations)
+
+
+def _refusal(setup: Setup, run: RunResult, call: ToolCall) -> ToolResult | None:
+    """Why ``call`` is not run (``None``: run it): it failed before with exactly these
+    arguments, or it holds a made-up address or number (checked again each time: the model may
+    have looked it up since)."""
+    failed = failed_before(run.steps[:-1], call)
+    if failed is not None and failed.error != "ungrounded":
+        return _repeat_warning(failed)
+    if not setup.config.ground_contacts:
+        return None
+    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
+    for refused in {r.observation for r in run.tool_results if r.error == "ungrounded"}:
+        known = known.replace(refused, "")  # a refusal quoting a value does not ground it
+    found = "\n".join([run.task, *(r.observation for r in run.tool_results if r.ok)])
+    return ungrounded(call, known, found)
 
 
 def _review_reasons(setup: Setup, run: RunResult) -> list[str]:
@@ -355,9 +369,11 @@ def _repeat_warning(earlier: ToolResult) -> ToolResult:
     return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args)
 
 
-def observation_message(results: list[ToolResult], task: str) -> str:
-    """The user message carrying the observations of one step (numbered when several), with a
-    reminder of the task: small models lose track of a task that is far up the context."""
+def observation_message(results: list[ToolResult], task: str, compared: str = "") -> str:
+    """The user message carrying the observations of one step (numbered when several), then
+    the ``compared`` lines (:func:`react_agent.comparison.comparison`, ``prompts/compared.md``)
+    if any, with a reminder of the task: small models lose track of a task that is far up the
+    context."""
     if len(results) == 1:
         text = results[0].observation
     else:
@@ -365,4 +381,6 @@ def observation_message(results: list[ToolResult], task: str) -> str:
             f"[{i}] {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
             for i, r in enumerate(results, 1)
         )
+    if compared:
+        text = f"{text}\n{prompts.render('compared', lines=compared).rstrip()}"
     return prompts.render("observation", observation=text, task=task)

@@ -1408,3 +1408,13 @@ def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None
     off = Agent(ScriptedModel([*replies[:1], final("Sent.")]), tb, review_answer="off",
                 ground_contacts=False).run("Email Ann Lee: hi")
     assert off.steps[0].results[0].ok and sent[-1] == "ann@example.com"
+    # the guess sent again after the lookup: refused again, now naming the address looked up
+    sent.clear()
+    again = [replies[0], replies[1], replies[0], replies[2], final("Sent.")]
+    result = Agent(ScriptedModel(again), tb, review_answer="off").run("Email Ann Lee: hi")
+    assert sent == ["ann.lee@corp.example"]
+    refusal = result.steps[2].results[0]
+    assert refusal.error == "ungrounded"
+    assert refusal.observation.endswith(
+        "The task and the tool results hold: 'ann.lee@corp.example'; use the one that belongs "
+        "to whom the task means.")
