@@ -45,3 +45,18 @@ def test_nothing_to_compare() -> None:
     assert comparison(text, text) == ""
     other = [weather("Oslo", 3.5), weather("Rome", 19)]
     assert comparison(other, [ToolResult(ToolCall("x", {}), "{}", ok=True)]) == ""
+
+
+def test_items_of_one_result_are_compared_by_their_first_text_field() -> None:
+    flights = json.dumps([
+        {"flight": "XY100", "departs": "08:00", "price": "1240.00", "currency": "CNY"},
+        {"flight": "XY200", "departs": "07:30", "price": "1086.00", "currency": "CNY"},
+        {"flight": "XY300", "departs": "13:45", "price": "1128.00", "currency": "CNY"}])
+    found = [ToolResult(ToolCall("search", {"route": "A-B"}), flights, ok=True)]
+    assert comparison(found, found) == (
+        "- price: highest 1240.00 (XY100), lowest 1086.00 (XY200), difference 154.00")
+    nested = json.dumps({"city": "Oslo", "days": [{"day": "mon", "low_c": -2},
+                                                  {"day": "tue", "low_c": 1}]})
+    forecast = [ToolResult(ToolCall("forecast", {"city": "Oslo"}), nested, ok=True)]
+    assert comparison(forecast, forecast) == (
+        "- low_c: highest 1 (tue), lowest -2 (mon), difference 3")
