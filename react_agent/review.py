@@ -2,7 +2,7 @@
 
 Small models often write a final answer that drops the values the tools returned ("Yes, bring
 an umbrella" without the rain) or that switches language (a Chinese task answered in English,
-copying an English tool result). :func:`gaps` finds these two faults without a model; the loop
+copying an English tool result). :func:`gaps` finds these faults without a model; the loop
 then asks for the answer again in a focused call (``AgentConfig.review_answer="auto"``,
 ``prompts/review.md``). The idea of checking a draft before accepting it follows Self-Refine
 (Madaan et al., 2023), with the feedback computed by rules instead of the model.
@@ -32,18 +32,21 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
 
     - *script*: the answer is mostly written in another script than the task (Unicode script
       of the letters, e.g. ``LATIN`` against ``CJK``);
-    - *values*: the successful ``results`` hold numbers that are not in the task, and the
-      answer states none of them (thousands separators ignored).
+    - *values*: the successful results of a tool hold numbers that are not in the task, and
+      the answer states none of them (thousands separators ignored); checked for each tool, so
+      an answer that gives a computed value but not the value it was computed from is
+      faulted too.
     """
     found = []
     task_script, answer_script = main_script(task), main_script(answer)
     if task_script and answer_script and task_script != answer_script:
         found.append(f"is written in {answer_script} script, the task in {task_script}")
-    given = _numbers(task)
-    observed = {n for r in results if r.ok for n in _numbers(r.observation)} - given
-    stated = _numbers(answer)
-    if observed and not observed & stated:
-        found.append("states none of the values the tools returned")
+    given, stated = _numbers(task), _numbers(answer)
+    for tool in dict.fromkeys(r.call.name for r in results if r.ok):
+        observed = {n for r in results if r.ok and r.call.name == tool
+                    for n in _numbers(r.observation)} - given
+        if observed and not observed & stated:
+            found.append(f"states none of the values {tool} returned")
     return found
 
 

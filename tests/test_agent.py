@@ -1378,7 +1378,7 @@ def test_auto_reviews_only_a_draft_the_cheap_check_faults(toolbox: Toolbox) -> N
             final("Paris: 18 °C.")]
     result, model = run(toolbox, bare)
     assert len(model.calls) == 3 and result.final_answer == "Paris: 18 °C."
-    assert result.steps[-1].review_reasons == ["states none of the values the tools returned"]
+    assert result.steps[-1].review_reasons == ["states none of the values get_weather returned"]
     assert RunResult.from_dict(result.to_dict()).steps[-1].review_reasons == \
         result.steps[-1].review_reasons
 

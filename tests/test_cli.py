@@ -187,8 +187,8 @@ def test_run_to_final_answer(
     ]
     assert out[5:9] == [
         "Draft answer: 晴",
-        "Review: the draft answer states none of the values the tools returned; asking again "
-        "in a focused call",
+        "Review: the draft answer states none of the values get_weather returned; asking "
+        "again in a focused call",
         "Thought: Add the temperature.", "Final answer: 晴, 21 °C"]
     assert any(line.startswith("Status: final_answer, 3 model calls, 1 tool call,") for line in out)
     assert len(server.requests) == 3

@@ -34,7 +34,18 @@ def test_a_draft_in_another_script_is_faulted() -> None:
 
 def test_a_draft_without_any_returned_value_is_faulted() -> None:
     assert gaps("杭州下雨吗？", "需要带伞。", [WEATHER]) == [
-        "states none of the values the tools returned"]
+        "states none of the values get_weather returned"]
+
+
+def test_each_tool_must_be_represented_by_one_of_its_values() -> None:
+    lines = ToolResult(ToolCall("file_info", {"path": "a.md"}), "a.md: 786 lines, 5441 bytes",
+                       ok=True)
+    product = ToolResult(ToolCall("calculate", {"expression": "786 * 3"}), "786 * 3 = 2358",
+                         ok=True)
+    task = "How many lines does a.md have, times 3?"
+    assert gaps(task, "a.md has 2358 lines, times 3.", [lines, product]) == [
+        "states none of the values file_info returned"]
+    assert gaps(task, "a.md has 786 lines; times 3 that is 2358.", [lines, product]) == []
 
 
 def test_numbers_from_the_task_or_a_failed_call_do_not_count() -> None:
