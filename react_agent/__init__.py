@@ -12,7 +12,7 @@ Quick start::
         '''Get the current weather for a city.'''
         return "sunny, 22 °C"
 
-    result = Agent(LlamaCppModel(), toolbox).run("Weather in Paris?")
+    result = Agent(LlamaCppModel(), toolbox).run("Weather in Lisbon?")
     print(result.status, result.final_answer)
 """
 

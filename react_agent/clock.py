@@ -18,7 +18,7 @@ def current_datetime(timezone: str = "local") -> str:
     """Get the current date and time (ISO 8601, with the weekday).
 
     Args:
-        timezone: "local", "UTC" or an IANA time zone name such as "Europe/Paris".
+        timezone: "local", "UTC" or an IANA time zone name such as "Europe/Lisbon".
 
     Returns:
         e.g. ``"2026-11-29T20:41:05+00:00 (Sunday)"``, to the second, with the UTC offset.
@@ -37,7 +37,7 @@ def current_datetime(timezone: str = "local") -> str:
         except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
             raise ValueError(
                 f"Unknown time zone {timezone!r}; write 'local', 'UTC' or an IANA name as "
-                "Area/City, e.g. 'Europe/Paris', 'America/New_York', 'Asia/Tokyo'."
+                "Area/City, e.g. 'Europe/Lisbon', 'Africa/Nairobi', 'Pacific/Auckland'."
             ) from None
         now = _dt.datetime.now(zone)
     return f"{now.isoformat(timespec='seconds')} ({_WEEKDAYS[now.weekday()]})"

@@ -118,7 +118,7 @@ def memory_tools(user_id: str, root: str | os.PathLike[str] | None = None) -> To
 
     def remember(fact: str) -> str:
         """Remember a fact about the user or the task for later conversations (e.g. "The user
-        lives in Beijing"). Use it when the user tells you something worth keeping.
+        prefers metric units"). Use it when the user tells you something worth keeping.
 
         Args:
             fact: one short, self-contained sentence.

@@ -43,5 +43,5 @@ def test_current_datetime_iana_zone() -> None:
 
 @pytest.mark.parametrize("zone", ["Mars/Olympus_Mons", "../../etc/passwd", "/etc/localtime"])
 def test_current_datetime_unknown_zone(zone: str) -> None:
-    with pytest.raises(ValueError, match=r"Unknown time zone .*Europe/Paris"):
+    with pytest.raises(ValueError, match=r"Unknown time zone .*Europe/Lisbon"):
         current_datetime(zone)
