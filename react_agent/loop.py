@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import prompts, review
-from .comparison import comparison
 from .config import AgentConfig
 from .errors import ModelError, OutputParseError
 from .events import (
@@ -223,8 +222,7 @@ def _act(
     step.results = [r or next(ran) for r in ready]
     for result in step.results:
         yield ToolFinished(step, result)
-    observations = observation_message(step.results, run.task,
-                                       comparison(run.tool_results, step.results))
+    observations = observation_message(step.results, run.task)
     run.messages.append({"role": "user", "content": observations})
     yield ObservationSent(step, observations)
 
@@ -369,11 +367,9 @@ def _repeat_warning(earlier: ToolResult) -> ToolResult:
     return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args)
 
 
-def observation_message(results: list[ToolResult], task: str, compared: str = "") -> str:
-    """The user message carrying the observations of one step (numbered when several), then
-    the ``compared`` lines (:func:`react_agent.comparison.comparison`, ``prompts/compared.md``)
-    if any, with a reminder of the task: small models lose track of a task that is far up the
-    context."""
+def observation_message(results: list[ToolResult], task: str) -> str:
+    """The user message carrying the observations of one step (numbered when several), with a
+    reminder of the task: small models lose track of a task that is far up the context."""
     if len(results) == 1:
         text = results[0].observation
     else:
@@ -381,6 +377,4 @@ def observation_message(results: list[ToolResult], task: str, compared: str = ""
             f"[{i}] {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
             for i, r in enumerate(results, 1)
         )
-    if compared:
-        text = f"{text}\n{prompts.render('compared', lines=compared).rstrip()}"
     return prompts.render("observation", observation=text, task=task)

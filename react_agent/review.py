@@ -15,8 +15,6 @@ import re
 import unicodedata
 from collections import Counter
 
-from . import prompts
-from .comparison import comparison
 from .types import ToolResult
 
 REVIEW_MODES = ("off", "auto", "always")
@@ -67,12 +65,9 @@ def _script(letter: str) -> str:
 
 def facts(results: list[ToolResult]) -> str:
     """The successful ``results`` as lines ``- <tool> <args as JSON>: <observation>`` for the
-    focused call (``(none)`` without any), then their comparison (``prompts/compared.md``,
-    :func:`react_agent.comparison.comparison`) if there is one."""
+    focused call (``(none)`` without any)."""
     lines = [f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
              for r in results if r.ok]
-    if compared := comparison(results, results):
-        lines.append(prompts.render("compared", lines=compared))
     return "\n".join(lines) or "(none)"
 
 
