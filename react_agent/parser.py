@@ -28,6 +28,7 @@ those of the shared parser catalogue (``tests/data/parser_cases.jsonl``, our own
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -342,8 +343,11 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
             f"It held a {fence.group(2)} code block instead of the JSON object. Code is never run.",
             fence.start(),
         )
-    if found.unknown is not None:
-        pos = found.unknown
+    unknown = found.unknown
+    if unknown is None and _is_plain_json(body):  # e.g. ["A:\n"], which the repair kept
+        unknown = len(body) - len(body.lstrip())
+    if unknown is not None:
+        pos = unknown
         return parse_error(
             "unknown_shape",
             f"Its JSON {quoted(body[pos:pos + 60])} is not an action: it has no "
@@ -351,6 +355,19 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
             pos,
         )
     return parse_error("no_json", f"It held no JSON object: {quoted(body[:60])}.")
+
+
+def _is_plain_json(body: str) -> bool:
+    """``body`` is one JSON array or object as it is (strict JSON, control characters
+    allowed)."""
+    text = body.strip()
+    if not text.startswith(("[", "{")):
+        return False
+    try:
+        json.loads(text, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 def strip_reasoning(text: str) -> str:

@@ -501,3 +501,12 @@ def test_an_integer_too_long_for_python_is_a_parse_error_for_the_model_not_a_cra
     with pytest.raises(OutputParseError) as info:
         parse_reply(reply)
     assert "digits" in info.value.problem
+
+
+@pytest.mark.parametrize("text", ['["A:\\u001f"]', '["A:\\n"]', '{"path": "C:\\new"}'])
+def test_json_with_a_drive_letter_escape_is_not_an_action_rather_than_no_json(text: str) -> None:
+    """A string starting like a raw Windows path ("A:\\n") once made valid JSON read as "no JSON
+    object" (found by the hypothesis test above)."""
+    with pytest.raises(OutputParseError) as caught:
+        parse_reply(text)
+    assert caught.value.kind == "unknown_shape"
