@@ -213,8 +213,12 @@ def _act(
     if looping is not None and any(r.error == "repeated" for s in run.steps for r in s.results):
         raise _Stop("loop_detected",
                     "The model kept repeating the same tool calls after being told so.")
-    ready: list[ToolResult | None] = [_repeat_warning(r) for r in looping] if looping else [
-        _refusal(setup, run, call) for call in step.tool_calls]  # None: run it
+    ready: list[ToolResult | None]  # per call, what answers it instead of running it (None: run)
+    if looping:
+        ready = [_repeat_warning(r) for r in looping]
+    else:
+        known, found = _grounds(run)
+        ready = [_refusal(setup, run, call, known, found) for call in step.tool_calls]
     for call in step.tool_calls:
         yield ToolStarted(step, call)
     fresh = [call for call, r in zip(step.tool_calls, ready, strict=True) if r is None]
@@ -227,20 +231,27 @@ def _act(
     yield ObservationSent(step, observations)
 
 
-def _refusal(setup: Setup, run: RunResult, call: ToolCall) -> ToolResult | None:
+def _grounds(run: RunResult) -> tuple[str, str]:
+    """What grounds an address or number (the system prompt, the user's messages and the tool
+    results; a refusal quoting a made-up value does not), and where the refusal looks for the
+    real ones (the task and the successful results)."""
+    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
+    for refused in {r.observation for r in run.tool_results if r.error == "ungrounded"}:
+        known = known.replace(refused, "")
+    found = "\n".join([run.task, *(r.observation for r in run.tool_results if r.ok)])
+    return known, found
+
+
+def _refusal(
+    setup: Setup, run: RunResult, call: ToolCall, known: str, found: str
+) -> ToolResult | None:
     """Why ``call`` is not run (``None``: run it): it failed before with exactly these
     arguments, or it holds a made-up address or number (checked again each time: the model may
-    have looked it up since)."""
+    have looked it up since; ``known`` and ``found`` from :func:`_grounds`)."""
     failed = failed_before(run.steps[:-1], call)
     if failed is not None and failed.error != "ungrounded":
         return _repeat_warning(failed)
-    if not setup.config.ground_contacts:
-        return None
-    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
-    for refused in {r.observation for r in run.tool_results if r.error == "ungrounded"}:
-        known = known.replace(refused, "")  # a refusal quoting a value does not ground it
-    found = "\n".join([run.task, *(r.observation for r in run.tool_results if r.ok)])
-    return ungrounded(call, known, found)
+    return ungrounded(call, known, found) if setup.config.ground_contacts else None
 
 
 def _review_reasons(setup: Setup, run: RunResult) -> list[str]:
@@ -330,7 +341,7 @@ def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | 
     """The earlier results of the last step's calls if the steps so far end in a loop: the same
     calls ``max_repeats`` times in a row, or an A-B-A-B cycle. ``None`` otherwise."""
     calls = [_step_signature(s) for s in steps if s.tool_calls]
-    if not calls or len(calls) < 2:
+    if len(calls) < 2:
         return None
     last = calls[-1]
     same_in_a_row = len(calls) >= max_repeats and all(c == last for c in calls[-max_repeats:])

@@ -40,11 +40,12 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
     if task_script and answer_script and task_script != answer_script:
         found.append(f"is written in {answer_script} script, the task in {task_script}")
     given, stated = _numbers(task), _numbers(answer)
-    for tool in dict.fromkeys(r.call.name for r in results if r.ok):
-        observed = {n for r in results if r.ok and r.call.name == tool
-                    for n in _numbers(r.observation)} - given
-        if observed and not observed & stated:
-            found.append(f"states none of the values {tool} returned")
+    observed: dict[str, set[str]] = {}
+    for r in results:
+        if r.ok:
+            observed.setdefault(r.call.name, set()).update(_numbers(r.observation) - given)
+    found += [f"states none of the values {tool} returned"
+              for tool, values in observed.items() if values and not values & stated]
     return found
 
 

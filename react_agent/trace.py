@@ -228,11 +228,11 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
             for tool_result in step.results:
                 yield ToolFinished(step, tool_result)
             if step.final_answer is not None and not step.review:
-                after = result.steps[n] if n < len(result.steps) else None
-                draft = after is not None and after.review
+                review = result.steps[n] if n < len(result.steps) and result.steps[n].review \
+                    else None
                 yield FinalAnswer(step, step.final_answer, best_effort=step.best_effort,
-                                  draft=draft, reasons=tuple(after.review_reasons) if draft
-                                  and after else ())
+                                  draft=review is not None,
+                                  reasons=tuple(review.review_reasons) if review else ())
         if step.review and result.final_answer is not None:
             yield FinalAnswer(step, result.final_answer)
     yield RunFinished(result)
