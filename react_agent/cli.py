@@ -76,11 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add remember/recall tools with a long-term memory for USER")
     agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
     agent.add_argument(
-        "--review", nargs="?", choices=REVIEW_MODES, default="auto", const="always",
+        "--review", choices=REVIEW_MODES, default="auto",
         help="ask for the final answer once more in a focused call (the tool results and the "
              "task only) and keep that one: auto (default) when the draft is in another "
-             "script than the task or states none of the tools' values; always (--review "
-             "alone); off",
+             "script than the task or states none of the tools' values; always; off",
     )
     agent.add_argument(
         "--yes", action="store_true",

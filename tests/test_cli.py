@@ -429,7 +429,7 @@ def test_trace_then_replay_prints_the_same_chain(
     fault_server.script = [_reply("add", a=2, b="3"), FINAL_DONE, FINAL_DONE]
     trace = tmp_path / "run.jsonl"
     code = main(["run", "2+3?", "--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url,
-                 "--trace", str(trace), "--review"])
+                 "--trace", str(trace), "--review", "always"])
     live = capsys.readouterr().out
     assert code == 0
     assert "Usage: step  1: model" in live and "Usage: in all:  model" in live
