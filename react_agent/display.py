@@ -14,6 +14,7 @@ from .events import (
     Event,
     FinalAnswer,
     HistoryCompressed,
+    LoopBroken,
     ModelCallFinished,
     ModelToken,
     ParseFailed,
@@ -94,6 +95,9 @@ class Printer:
             if event.draft:
                 self._line("thought", "Review", "the draft answer " +
                            " and ".join(event.reasons) + "; asking again in a focused call")
+        elif isinstance(event, LoopBroken):
+            self._line("thought", "Loop", "the model repeats calls whose results it already has;"
+                       " asking for the final answer in a focused call")
         elif isinstance(event, RunFinished):
             if self._streaming:  # interrupted mid-reply
                 print(file=self.stream)

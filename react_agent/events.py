@@ -127,6 +127,15 @@ class FinalAnswer:
 
 
 @dataclass(frozen=True)
+class LoopBroken:
+    """The model went on repeating calls whose results it already had, after being told so
+    (``step``: the repeat); instead of ending with ``loop_detected`` the loop asks for the final
+    answer from those results in a focused call (``AgentConfig.review_answer`` not ``"off"``)."""
+
+    step: Step
+
+
+@dataclass(frozen=True)
 class HistoryCompressed:
     """A conversation summarised its oldest ``turns`` turns before the next one, shrinking the
     history from ``tokens_before`` to ``tokens_after`` (``error`` set if summarising failed and
@@ -148,8 +157,8 @@ class RunFinished:
 
 Event = (
     RunStarted | ModelCallStarted | ModelToken | AnswerToken | ModelCallFinished | ReplyParsed
-    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | HistoryCompressed
-    | RunFinished
+    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | LoopBroken
+    | HistoryCompressed | RunFinished
 )
 
 

@@ -26,6 +26,7 @@ from .errors import ModelError, OutputParseError
 from .events import (
     Event,
     FinalAnswer,
+    LoopBroken,
     ModelCallFinished,
     ModelCallStarted,
     ObservationSent,
@@ -36,7 +37,15 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .invoker import argument_for_bare_value, call_example, ungrounded
+from .grounding import off_task
+from .invoker import (
+    argument_for_bare_value,
+    call_example,
+    check_args,
+    clean_args,
+    control_character_problems,
+    ungrounded,
+)
 from .model_io import Query
 from .parser import parse_error, parse_reply, strip_reasoning
 from .toolbox import Toolbox
@@ -211,14 +220,20 @@ def _act(
     step.tool_calls = list(calls)
     looping = repeated_results(run.steps, setup.config.max_repeats)
     if looping is not None and any(r.error == "repeated" for s in run.steps for r in s.results):
+        if setup.config.review_answer != "off" and all(_succeeded(run, c) for c in calls):
+            yield LoopBroken(step)  # it has what it asked for: ask for the answer instead
+            review_step = yield from _review(setup, run, [LOOP_REASON])
+            if run.final_answer is not None:
+                yield FinalAnswer(review_step, run.final_answer)
+                raise _Stop("final_answer")
         raise _Stop("loop_detected",
                     "The model kept repeating the same tool calls after being told so.")
     ready: list[ToolResult | None]  # per call, what answers it instead of running it (None: run)
     if looping:
         ready = [_repeat_warning(r) for r in looping]
     else:
-        known, found = _grounds(run)
-        ready = [_refusal(setup, run, call, known, found) for call in step.tool_calls]
+        grounds = _grounds(run)
+        ready = [_refusal(setup, run, call, *grounds) for call in step.tool_calls]
     for call in step.tool_calls:
         yield ToolStarted(step, call)
     fresh = [call for call, r in zip(step.tool_calls, ready, strict=True) if r is None]
@@ -231,27 +246,55 @@ def _act(
     yield ObservationSent(step, observations)
 
 
-def _grounds(run: RunResult) -> tuple[str, str]:
+LOOP_REASON = "repeated calls whose results it already had, after being told so"
+"""The review reason of a focused final-answer call made instead of ``loop_detected``."""
+
+
+def _succeeded(run: RunResult, call: ToolCall) -> bool:
+    key = _signature(call)
+    return any(r.ok and _signature(r.call) == key for r in run.tool_results)
+
+
+def _grounds(run: RunResult) -> tuple[str, str, str]:
     """What grounds an address or number (the system prompt, the user's messages and the tool
-    results; a refusal quoting a made-up value does not), and where the refusal looks for the
-    real ones (the task and the successful results)."""
-    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
-    for refused in {r.observation for r in run.tool_results if r.error == "ungrounded"}:
-        known = known.replace(refused, "")
+    results; a refusal quoting a made-up value does not), where the refusal looks for the real
+    ones (the task and the successful results), and what grounds any other value of a call
+    (the user's messages and the tool results, without the system prompt's examples)."""
+    said = "\n".join(m["content"] for m in run.messages if m["role"] == "user")
+    for refused in {r.observation for r in run.tool_results if r.error in _REFUSALS}:
+        said = said.replace(refused, "")
+    known = f"{run.messages[0]['content']}\n{said}" if run.messages else said
     found = "\n".join([run.task, *(r.observation for r in run.tool_results if r.ok)])
-    return known, found
+    return known, found, said
+
+
+_REFUSALS = ("ungrounded", "off_task")
 
 
 def _refusal(
-    setup: Setup, run: RunResult, call: ToolCall, known: str, found: str
+    setup: Setup, run: RunResult, call: ToolCall, known: str, found: str, said: str
 ) -> ToolResult | None:
     """Why ``call`` is not run (``None``: run it): it failed before with exactly these
-    arguments, or it holds a made-up address or number (checked again each time: the model may
-    have looked it up since; ``known`` and ``found`` from :func:`_grounds`)."""
+    arguments, it holds a made-up address or number (checked again each time: the model may
+    have looked it up since), or none of its values comes from the task or a result (once: the
+    same call sent again runs). ``known``, ``found`` and ``said`` from :func:`_grounds`."""
     failed = failed_before(run.steps[:-1], call)
-    if failed is not None and failed.error != "ungrounded":
+    if failed is not None and failed.error not in _REFUSALS:
         return _repeat_warning(failed)
-    return ungrounded(call, known, found) if setup.config.ground_contacts else None
+    made_up = ungrounded(call, known, found) if setup.config.ground_contacts else None
+    if made_up or not setup.config.ground_calls or (failed and failed.error == "off_task"):
+        return made_up
+    tool = setup.toolbox.get(call.name)
+    cleaned = clean_args(tool.parameters, call.args)[0] if tool else {}
+    if tool is None or check_args(tool.parameters, cleaned) or control_character_problems(cleaned):
+        return None  # the invoker says what is wrong with the tool's name or arguments
+    loose = off_task(call, tool, said)
+    if not loose:
+        return None
+    values = ", ".join(map(repr, loose))
+    text = prompts.render("off_task", call=call.name, values=values,
+                          verb="appears" if len(loose) == 1 else "appear")
+    return ToolResult(call, text, ok=False, error="off_task")
 
 
 def _review_reasons(setup: Setup, run: RunResult) -> list[str]:

@@ -40,6 +40,7 @@ from .errors import ConfigError
 from .events import (
     Event,
     FinalAnswer,
+    LoopBroken,
     ModelCallStarted,
     ObservationSent,
     ParseFailed,
@@ -218,6 +219,8 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
     )
     yield RunStarted(result.task, system)
     for n, step in enumerate(result.steps, 1):
+        if step.review and n > 1 and result.steps[n - 2].final_answer is None:
+            yield LoopBroken(result.steps[n - 2])
         yield ModelCallStarted(step.index)
         if step.reply is None:
             yield ParseFailed(step, step.error or "")

@@ -32,6 +32,7 @@ from react_agent import (
 from react_agent.events import (
     AnswerToken,
     FinalAnswer,
+    LoopBroken,
     ModelCallFinished,
     ModelCallStarted,
     ModelToken,
@@ -43,7 +44,7 @@ from react_agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from react_agent.loop import failed_before
+from react_agent.loop import LOOP_REASON, failed_before
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
 
@@ -88,10 +89,10 @@ def run(
     toolbox: Toolbox, replies: Sequence[Any], **options: Any
 ) -> tuple[RunResult, ScriptedModel]:
     model = ScriptedModel(replies)
-    return Agent(model, toolbox, **options).run("Which is warmer, Paris or Rome?"), model
+    return Agent(model, toolbox, **options).run(TASK), model
 
 
-TASK = "Which is warmer, Paris or Rome?"
+TASK = "Which is warmer, Paris or Rome (or Atlantis)?"
 
 
 def observation(text: str, task: str = TASK) -> Message:
@@ -114,12 +115,12 @@ def test_three_step_run(toolbox: Toolbox) -> None:
     reply3 = final("Rome is 6 °C warmer.", "Rome is warmer.")
     model = ScriptedModel([reply1, reply2, reply3])
     agent = Agent(model, toolbox, review_answer="off")
-    result = agent.run("Which is warmer, Paris or Rome?")
+    result = agent.run(TASK)
 
     assert result.status == "final_answer"
     assert result.final_answer == "Rome is 6 °C warmer."
     assert result.error is None
-    assert result.task == "Which is warmer, Paris or Rome?"
+    assert result.task == TASK
     assert [s.index for s in result.steps] == [1, 2, 3]
     assert [s.thought for s in result.steps] == ["Need Paris.", "Need Rome.", "Rome is warmer."]
     assert [s.tool_calls for s in result.steps] == [
@@ -233,6 +234,23 @@ def test_tool_exception_is_fed_back(toolbox: Toolbox) -> None:
     assert result.steps[0].observations == ["Error: ValueError: no data for Atlantis"]
     assert result.steps[0].results[0].error == "tool_error"
     assert model.calls[1][-1] == observation("Error: ValueError: no data for Atlantis")
+
+
+def test_a_call_tied_to_nothing_is_held_back_once_then_runs(toolbox: Toolbox) -> None:
+    lyon = act("get_weather", city="Lyon")
+    result, model = run(toolbox, [lyon, lyon, final("done")])
+    first, second = result.steps[0].results[0], result.steps[1].results[0]
+    assert (first.ok, first.error) == (False, "off_task")
+    assert "'Lyon' appears nowhere in the task" in first.observation
+    assert "give the final answer now" in model.calls[1][-1]["content"]
+    assert second.observation == "Error: ValueError: no data for Lyon"  # sent again: it ran
+
+
+def test_a_call_tied_to_the_task_runs_and_ground_calls_off_runs_any(toolbox: Toolbox) -> None:
+    reply = act("get_weather", city="Rome")
+    assert run(toolbox, [reply, final("x")])[0].steps[0].results[0].ok
+    loose = run(toolbox, [act("get_weather", city="Lyon"), final("x")], ground_calls=False)[0]
+    assert loose.steps[0].results[0].error == "tool_error"
 
 
 def test_invalid_args_are_fed_back(toolbox: Toolbox) -> None:
@@ -532,7 +550,7 @@ def test_iter_parallel_tool_events(toolbox: Toolbox) -> None:
         {"name": "get_weather", "args": {"city": "Paris"}},
         {"name": "get_weather", "args": {"city": "Rome"}},
     ]})
-    events = list(Agent(ScriptedModel([reply, final("x")]), toolbox).iter("t"))
+    events = list(Agent(ScriptedModel([reply, final("x")]), toolbox).iter("Paris or Rome?"))
     tool_events = [e for e in events if isinstance(e, ToolStarted | ToolFinished)]
     assert [type(e) for e in tool_events] == [ToolStarted, ToolStarted, ToolFinished, ToolFinished]
     assert [e.result.observation for e in tool_events[2:]] == ["18 °C in Paris", "24 °C in Rome"]
@@ -651,8 +669,28 @@ def test_a_loop_that_goes_on_after_the_warning_ends_the_run() -> None:
     result = Agent(model, toolbox).run("task")
     assert result.status == "loop_detected"
     assert runs == ["a", "b", "a"]  # the 4th call (b again, an A-B-A-B cycle) is only warned
-    assert len(result.steps) == 5 and result.steps[-1].results == []
+    loop, focused = result.steps[-2:]  # the 5th: b again; then a focused call for the answer
+    assert len(result.steps) == 6 and loop.results == [] and focused.review
+    assert focused.tool_calls == []  # it asked for a tool again: not run, the loop ends
     assert "repeating" in (result.error or "")
+
+
+def test_a_loop_over_results_it_has_ends_in_a_focused_final_answer() -> None:
+    toolbox, runs = _counting_toolbox()
+    answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
+    model = ScriptedModel([_call('{"key": "a"}')] * 4 + [answer])
+    events = list(Agent(model, toolbox).iter("task"))
+    result = events[-1].result
+    assert (result.status, result.final_answer, runs) == ("final_answer", "value of a", ["a", "a"])
+    assert [type(e) for e in events[-4:]] == [ModelCallFinished, ReplyParsed, FinalAnswer,
+                                              RunFinished]
+    assert any(isinstance(e, LoopBroken) for e in events)
+    focused = model.calls[-1]
+    assert len(focused) == 2 and "value of a" in focused[1]["content"]  # the results, no history
+    assert result.steps[-1].review and result.steps[-1].review_reasons == [LOOP_REASON]
+    off = Agent(ScriptedModel([_call('{"key": "a"}')] * 4), _counting_toolbox()[0],
+                review_answer="off").run("task")
+    assert off.status == "loop_detected"
 
 
 def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> None:
@@ -801,7 +839,7 @@ def test_aiter_awaits_async_models_and_async_tools() -> None:
     model = AsyncScripted([act("fetch", url="http://a"), final("got it")])
 
     async def collect() -> list[Any]:
-        return [e async for e in Agent(model, tb, review_answer="off").aiter("t")]
+        return [e async for e in Agent(model, tb, review_answer="off").aiter("Fetch http://a")]
 
     events = asyncio.run(collect())
     assert model.awaited == 2

@@ -22,7 +22,7 @@ REPLIES = [
     "{'thought': 'Python style', 'action': {'name': 'get_weather', 'args': {'city': 'Atlantis'}}}",
     json.dumps({"thought": "Done.", "action": {"final_answer": "18 °C in Paris"}}),
 ]
-TASK = "Weather in Paris?"
+TASK = "Weather in Paris (or Atlantis)?"
 
 
 def weather() -> Toolbox:
@@ -62,7 +62,8 @@ def test_records_field_by_field(tmp_path: Path) -> None:
 
     first = recs[1]
     assert first["step"] == 1 and first["raw_output"] == REPLIES[0]
-    assert (first["messages"], first["message_chars"]) == (2, len(start["system_prompt"]) + 17)
+    chars = len(start["system_prompt"]) + len(TASK)
+    assert (first["messages"], first["message_chars"]) == (2, chars)
     assert first["stage"] == "direct" and first["repairs"] == []
     assert first["thought"] == "Weather first."
     assert first["tool_calls"] == [{"name": "get_weather", "args": {"city": " Paris", "days": "2"}}]
