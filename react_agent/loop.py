@@ -22,6 +22,7 @@ from typing import Any
 
 from . import prompts, review
 from .config import AgentConfig
+from .constrain import reply_schema
 from .errors import ModelError, OutputParseError
 from .events import (
     Event,
@@ -246,6 +247,11 @@ def _act(
     yield ObservationSent(step, observations)
 
 
+FINAL_ANSWER_SCHEMA = reply_schema(Toolbox())
+"""The reply schema of the focused call: a final answer only. Backends that constrain decoding
+(the embedded model's grammar, a server's ``response_format``) are held to it even when
+``constrained`` is ``"off"``; the others are asked in words."""
+
 LOOP_REASON = "repeated calls whose results it already had, after being told so"
 """The review reason of a focused final-answer call made instead of ``loop_detected``."""
 
@@ -307,16 +313,17 @@ def _review_reasons(setup: Setup, run: RunResult) -> list[str]:
 def _review(setup: Setup, run: RunResult, reasons: list[str]) -> Generator[Request, Any, Step]:
     """Ask for the final answer once more in a focused call: the system prompt and one message
     with the tools' results and the task (``prompts/review.md``), without the history or the
-    draft (a 1.5B model asked to check its own draft copies it). A usable final answer replaces
-    the draft (in the result and as the history's last reply); anything else (a tool call, an
-    unusable reply, a model error) keeps the draft. ``reasons`` (why the draft was reviewed)
-    are kept on the step. Returns the review step."""
+    draft (a 1.5B model asked to check its own draft copies it), under
+    :data:`FINAL_ANSWER_SCHEMA` where the backend constrains decoding. A usable final answer
+    replaces the draft (in the result and as the history's last reply); anything else (a tool
+    call, an unusable reply, a model error) keeps the draft. ``reasons`` (why the draft was
+    reviewed) are kept on the step. Returns the review step."""
     focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
         "review", task=run.task, facts=review.facts(run.tool_results))}]
     step, draft = Step(index=len(run.steps) + 1, review=True), run.messages[-1]
     step.review_reasons = reasons
     try:
-        reply = yield from _query(focused, step, setup.schema)
+        reply = yield from _query(focused, step, FINAL_ANSWER_SCHEMA)
     except ModelError as exc:
         step.error = f"the review call failed ({exc}); the draft answer stands"
         return step

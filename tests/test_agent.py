@@ -688,6 +688,11 @@ def test_a_loop_over_results_it_has_ends_in_a_focused_final_answer() -> None:
     focused = model.calls[-1]
     assert len(focused) == 2 and "value of a" in focused[1]["content"]  # the results, no history
     assert result.steps[-1].review and result.steps[-1].review_reasons == [LOOP_REASON]
+    assert model.schemas[:4] == [None] * 4  # constrained="off": the steps go unconstrained,
+    action = model.schemas[4]["properties"]["action"]  # the focused call must answer
+    answer = {"type": "object", "properties": {"final_answer": {"type": "string"}},
+              "required": ["final_answer"], "additionalProperties": False}
+    assert action == {"anyOf": [answer]}
     off = Agent(ScriptedModel([_call('{"key": "a"}')] * 4), _counting_toolbox()[0],
                 review_answer="off").run("task")
     assert off.status == "loop_detected"
