@@ -8,11 +8,11 @@ Quick start::
     toolbox = Toolbox()
 
     @toolbox.tool
-    def get_weather(city: str) -> str:
-        '''Get the current weather for a city.'''
-        return "sunny, 22 °C"
+    def word_count(text: str) -> int:
+        '''Count the words in a text.'''
+        return len(text.split())
 
-    result = Agent(LlamaCppModel(), toolbox).run("Weather in Lisbon?")
+    result = Agent(LlamaCppModel(), toolbox).run("How many words are in 'to be or not to be'?")
     print(result.status, result.final_answer)
 """
 

@@ -5,7 +5,7 @@ A check spec is the JSON object of one task (or one turn of a conversation) in a
     {"expected_calls": [{"name": str, "args": {...}, "args_match": {arg: {rule: value}},
                          "required": bool}],
      "call_order": [[0], [1, 2]], "parallel_allowed": bool,
-     "forbidden_tools": ["send_email"] | ["*"],
+     "forbidden_tools": ["<tool name>", ...] | ["*"],
      "final_answer": {"must_contain": [str], "must_contain_any": [[str]],
                       "must_not_contain": [str], "non_empty": bool},
      "memory": {"model_input_must_contain": [str]}}

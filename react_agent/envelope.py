@@ -248,7 +248,7 @@ def _read_action(action: dict[str, Any], reading: Reading) -> tuple[ToolCall | N
         return None, answer
     if has_call:
         return _read_call(action, reading), None
-    if len(action) == 1:  # {"get_weather": {"city": "Lisbon"}}: the tool name as the key
+    if len(action) == 1:  # {"word_count": {"text": "a b"}}: the tool name as the key
         (name, args), = action.items()
         if TOOL_NAME.fullmatch(name):
             if isinstance(args, dict):

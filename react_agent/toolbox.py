@@ -103,9 +103,9 @@ class Toolbox(Mapping[str, Tool]):
         toolbox = Toolbox()
 
         @toolbox.tool
-        def get_weather(city: str) -> str:
-            '''Get the current weather for a city.'''
-            ...
+        def word_count(text: str) -> int:
+            '''Count the words in a text.'''
+            return len(text.split())
     """
 
     def __init__(
