@@ -122,6 +122,21 @@ def test_replay_prints_what_the_live_run_printed(tmp_path: Path) -> None:
     assert "Observation: Error: LookupError: no such city" in live.getvalue()
 
 
+def test_replay_prints_a_broken_loop_as_the_live_run_did(tmp_path: Path) -> None:
+    paris = '{"thought": "Again.", "action": {"name": "get_weather", "args": {"city": "Paris"}}}'
+    answer = '{"thought": "Known.", "action": {"final_answer": "sunny"}}'
+    live = io.StringIO()
+    with TraceWriter(tmp_path / "t.jsonl") as trace:
+        result = Agent(ScriptedModel([paris] * 4 + [answer]), weather(),
+                       callbacks=[Printer(live), trace]).run(TASK)
+    replayed = io.StringIO()
+    for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
+        Printer(replayed)(event)
+    assert result.status == "final_answer"
+    assert replayed.getvalue() == live.getvalue()
+    assert "Loop: the model repeats calls whose results it already has" in live.getvalue()
+
+
 def cut_after(path: Path, kept: int) -> None:
     """The trace as a killed process leaves it: ``kept`` whole records and part of the next."""
     lines = path.read_text("utf-8").splitlines()
