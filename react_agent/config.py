@@ -72,7 +72,7 @@ class AgentConfig:
     ground_contacts: bool = True
     """Do not run a call whose arguments hold an email address or phone number found in neither
     the task, the system prompt nor any tool result so far; the model is told to look it up
-    (:func:`react_agent.invoker.ungrounded`)."""
+    (:func:`react_agent.grounding.ungrounded`)."""
     ground_calls: bool = True
     """Hold back, once, a call none of whose values comes from the user's messages or the tool
     results (a tool called where none fits); the model is told so, and the same call sent again

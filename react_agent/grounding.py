@@ -1,21 +1,23 @@
-"""Is a tool call about the task at all? A check on the values a call carries.
+"""Is a tool call tied to the task? Checks on the values a call carries, before it runs.
 
-A small model calls a tool where none fits: a haiku request answered by looking up the weather
-in a city the task never names, a unit question sent to a contact search as "Time Converter".
-What gives such calls away is that none of their values comes from anywhere: not the user's
-messages, not an earlier observation. :func:`off_task` finds such a call so the loop can hold it
-back once and say why; a call the model sends again unchanged runs (values legitimately not in
-the task exist: a name the model translated, a code it knows).
+Two faults of small models show in the values alone. They make contact details up: an email
+sent to a guessed address, a text to a number from nowhere (:func:`ungrounded`, refused until
+the value is looked up). And they call a tool where none fits: a haiku request answered by
+looking up the weather in a city the task never names, a unit question sent to a contact search
+as "Time Converter": none of the call's values comes from the user's messages or an earlier
+observation (:func:`off_task`, held back once and said why; the same call sent again runs,
+since values legitimately not in the task exist: a name the model translated, a code it knows).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from .toolbox import Tool
-from .types import ToolCall
+from .types import ToolCall, ToolResult
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
@@ -62,6 +64,51 @@ def off_task(call: ToolCall, tool: Tool | None, known: str) -> list[str]:
             return []
         loose.append(text)
     return loose
+
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
+
+
+def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None:
+    """A refusal to run ``call`` when one of its string arguments holds an email address or a
+    phone number (7 digits or more) found nowhere in ``known`` (the task, the system prompt and
+    the tool results so far): a small model makes such values up instead of looking them up
+    (seen: an email sent to a guessed address). The refusal names the addresses or numbers
+    that ``found`` holds (the task and the successful tool results), closest first, so a model
+    that looked the value up but kept its guess sees which one to use. ``None`` when every such
+    value is grounded."""
+    known_mail = known.casefold()
+    known_digits = [re.sub(r"\D", "", m) for m in _PHONE.findall(known)]
+    for where, text in _values(call.args, ""):
+        if not isinstance(text, str):
+            continue
+        for mail in _EMAIL.findall(text):
+            if mail.casefold() not in known_mail:
+                return _not_grounded(call, where, mail, "address", _EMAIL.findall(found))
+        for phone in _PHONE.findall(text):
+            digits = re.sub(r"\D", "", phone)
+            seen = any(digits in k or k in digits for k in known_digits if len(k) >= 7)
+            if len(digits) >= 7 and not _DATE.search(phone) and not seen:
+                numbers = [p.strip() for p in _PHONE.findall(found)
+                           if len(re.sub(r"\D", "", p)) >= 7 and not _DATE.search(p)]
+                return _not_grounded(call, where, phone, "number", numbers)
+    return None
+
+
+def _not_grounded(
+    call: ToolCall, where: str, value: str, kind: str, candidates: list[str]
+) -> ToolResult:
+    text = (f"Error: {call.name} was not run: the {kind} {value!r} in {where} is in neither the "
+            f"task nor any tool result. Do not make up an {kind}: take it from the task, or "
+            "look it up with a tool first, then call again with the value it returns.")
+    close = sorted(dict.fromkeys(candidates),
+                   key=lambda c: -difflib.SequenceMatcher(None, value, c).ratio())[:3]
+    if close:
+        text += (f" The task and the tool results hold: {', '.join(map(repr, close))}; use "
+                 "the one that belongs to whom the task means.")
+    return ToolResult(call, text, ok=False, error="ungrounded")
 
 
 def _ties(text: str, folded: str, words: set[str]) -> bool:

@@ -14,7 +14,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,60 +155,6 @@ def _what_to_change(toolbox: Toolbox, tool: Tool, sent: dict[str, Any]) -> str:
         return f"These arguments fit {names} as they are: call {names} instead if that is the " \
             f"tool the task needs; otherwise {again}."
     return f"{again[0].upper()}{again[1:]}."
-
-
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
-_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
-
-
-def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None:
-    """A refusal to run ``call`` when one of its string arguments holds an email address or a
-    phone number (7 digits or more) found nowhere in ``known`` (the task, the system prompt and
-    the tool results so far): a small model makes such values up instead of looking them up
-    (seen: an email sent to a guessed address). The refusal names the addresses or numbers
-    that ``found`` holds (the task and the successful tool results), closest first, so a model
-    that looked the value up but kept its guess sees which one to use. ``None`` when every such
-    value is grounded."""
-    known_mail = known.casefold()
-    known_digits = [re.sub(r"\D", "", m) for m in _PHONE.findall(known)]
-    for where, text in _strings(call.args, ""):
-        for mail in _EMAIL.findall(text):
-            if mail.casefold() not in known_mail:
-                return _not_grounded(call, where, mail, "address", _EMAIL.findall(found))
-        for phone in _PHONE.findall(text):
-            digits = re.sub(r"\D", "", phone)
-            seen = any(digits in k or k in digits for k in known_digits if len(k) >= 7)
-            if len(digits) >= 7 and not _DATE.search(phone) and not seen:
-                numbers = [p.strip() for p in _PHONE.findall(found)
-                           if len(re.sub(r"\D", "", p)) >= 7 and not _DATE.search(p)]
-                return _not_grounded(call, where, phone, "number", numbers)
-    return None
-
-
-def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, str):
-        yield where, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, f"{where}.{key}" if where else str(key))
-    elif isinstance(value, list):
-        for n, item in enumerate(value):
-            yield from _strings(item, f"{where}[{n}]")
-
-
-def _not_grounded(
-    call: ToolCall, where: str, value: str, kind: str, candidates: list[str]
-) -> ToolResult:
-    text = (f"Error: {call.name} was not run: the {kind} {value!r} in {where} is in neither the "
-            f"task nor any tool result. Do not make up an {kind}: take it from the task, or "
-            "look it up with a tool first, then call again with the value it returns.")
-    close = sorted(dict.fromkeys(candidates),
-                   key=lambda c: -difflib.SequenceMatcher(None, value, c).ratio())[:3]
-    if close:
-        text += (f" The task and the tool results hold: {', '.join(map(repr, close))}; use "
-                 "the one that belongs to whom the task means.")
-    return ToolResult(call, text, ok=False, error="ungrounded")
 
 
 def argument_for_bare_value(toolbox: Toolbox, tool_name: str, value: Any) -> str | None:

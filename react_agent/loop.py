@@ -38,14 +38,13 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .grounding import off_task
+from .grounding import off_task, ungrounded
 from .invoker import (
     argument_for_bare_value,
     call_example,
     check_args,
     clean_args,
     control_character_problems,
-    ungrounded,
 )
 from .model_io import Query
 from .parser import parse_error, parse_reply, strip_reasoning

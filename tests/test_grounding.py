@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from react_agent.grounding import off_task
+from react_agent.grounding import off_task, ungrounded
 from react_agent.toolbox import Tool
 from react_agent.types import ToolCall
 
@@ -50,3 +50,28 @@ def test_a_grounded_number_grounds_the_whole_call() -> None:
     call = ToolCall("convert", {"amount": 12687.5, "note": "Atlantis"})
     assert off_task(call, None, "12,687.50 in all") == []
     assert off_task(call, None, "12,680 in all") == ["Atlantis"]
+
+
+@pytest.mark.parametrize(
+    ("args", "known", "refused"),
+    [
+        ({"to": "ann.lee@example.com"}, "Email Ann Lee.", "ann.lee@example.com"),
+        ({"to": "Ann.Lee@Example.com"}, '{"email": "ann.lee@example.com"}', None),
+        ({"phone": "13800138000", "text": "hi"}, "Text Chen.", "13800138000"),
+        ({"phone": "15000216658"}, '{"phone": "+86 150 0021 6658"}', None),
+        ({"phone": "+86 150 0021 6658"}, "phone: 150-0021-6658", None),
+        ({"body": "Call me on 555 0199 123."}, "Tell Bo to call me.", "555 0199 123"),
+        ({"to": ["a@b.co", "c@d.co"]}, "mail a@b.co", "c@d.co"),
+        ({"order_id": "A-1042", "date": "2024-05-17"}, "Where is order 1042?", None),
+        ({"amount": 1234567}, "convert it", None),  # numbers are not contact values
+    ],
+)
+def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known: str,
+                                                    refused: str | None) -> None:
+    result = ungrounded(ToolCall("send", args), known)
+    if refused is None:
+        assert result is None
+    else:
+        assert result is not None and result.error == "ungrounded" and not result.ok
+        assert f"{refused!r}" in result.observation
+        assert "look it up with a tool first" in result.observation
