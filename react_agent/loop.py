@@ -309,14 +309,25 @@ def _review_reasons(setup: Setup, run: RunResult) -> list[str]:
     return review.gaps(run.task, run.final_answer or "", run.tool_results)
 
 
+def _worse(run: RunResult, answer: str, draft: str | None) -> bool:
+    """Whether the focused ``answer`` has more faults by :func:`review.gaps` than the ``draft``
+    it would replace (seen: a Chinese task's draft rewritten in English and without its
+    values); with no draft (a broken loop) it is never worse."""
+    if draft is None:
+        return False
+    faults = functools.partial(review.gaps, run.task, results=run.tool_results)
+    return len(faults(answer)) > len(faults(draft))
+
+
 def _review(setup: Setup, run: RunResult, reasons: list[str]) -> Generator[Request, Any, Step]:
     """Ask for the final answer once more in a focused call: the system prompt and one message
     with the tools' results and the task (``prompts/review.md``), without the history or the
     draft (a 1.5B model asked to check its own draft copies it), under
     :data:`FINAL_ANSWER_SCHEMA` where the backend constrains decoding. A usable final answer
     replaces the draft (in the result and as the history's last reply); anything else (a tool
-    call, an unusable reply, a model error) keeps the draft. ``reasons`` (why the draft was
-    reviewed) are kept on the step. Returns the review step."""
+    call, an unusable reply, a model error, an answer with more faults than the draft) keeps
+    the draft. ``reasons`` (why the draft was reviewed) are kept on the step. Returns the review
+    step."""
     focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
         "review", task=run.task, facts=review.facts(run.tool_results))}]
     step, draft = Step(index=len(run.steps) + 1, review=True), run.messages[-1]
@@ -334,7 +345,8 @@ def _review(setup: Setup, run: RunResult, reasons: list[str]) -> Generator[Reque
         yield ParseFailed(step, str(exc))
         return step
     yield ReplyParsed(step, parsed)
-    if parsed.final_answer and parsed.final_answer.strip():
+    if parsed.final_answer and parsed.final_answer.strip() \
+            and not _worse(run, parsed.final_answer, run.final_answer):
         run.final_answer = parsed.final_answer
     else:
         run.messages[-1] = draft

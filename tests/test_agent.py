@@ -1398,6 +1398,18 @@ def test_a_review_without_a_usable_answer_keeps_the_draft(toolbox: Toolbox,
     assert result.steps[-1].review and result.steps[-1].tool_calls == []  # not run
 
 
+def test_a_review_answer_with_more_faults_than_the_draft_keeps_the_draft(
+    toolbox: Toolbox,
+) -> None:
+    replies = [act("get_weather", city="Paris"), final("巴黎很暖和。"),
+               final("Paris is warm.")]  # faults: no value -> no value, and the wrong script
+    model = ScriptedModel(replies)
+    result = Agent(model, toolbox).run("Paris 现在的气温是多少？暖和吗？")
+    assert len(model.calls) == 3 and result.steps[-1].review
+    assert result.final_answer == "巴黎很暖和。"
+    assert result.messages[-1]["content"] == replies[1]
+
+
 def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
     result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")],
                     review_answer="always")
