@@ -73,10 +73,6 @@ class AgentConfig:
     """Do not run a call whose arguments hold an email address or phone number found in neither
     the task, the system prompt nor any tool result so far; the model is told to look it up
     (:func:`react_agent.grounding.ungrounded`)."""
-    ground_calls: bool = True
-    """Hold back, once, a call none of whose values comes from the user's messages or the tool
-    results (a tool called where none fits); the model is told so, and the same call sent again
-    runs (:func:`react_agent.grounding.off_task`)."""
     best_effort_answer: bool = True
     """When ``max_steps`` is used up, ask the model once more for a final answer only (from
     ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""

@@ -1,12 +1,8 @@
-"""Is a tool call tied to the task? Checks on the values a call carries, before it runs.
+"""Is a tool call tied to the task? A check on the values a call carries, before it runs.
 
-Two faults of small models show in the values alone. They make contact details up: an email
-sent to a guessed address, a text to a number from nowhere (:func:`ungrounded`, refused until
-the value is looked up). And they call a tool where none fits: a haiku request answered by
-looking up the weather in a city the task never names, a unit question sent to a contact search
-as "Time Converter": none of the call's values comes from the user's messages or an earlier
-observation (:func:`off_task`, held back once and said why; the same call sent again runs,
-since values legitimately not in the task exist: a name the model translated, a code it knows).
+Small models make contact details up: an email sent to a guessed address, a text to a number
+from nowhere. :func:`ungrounded` finds an address or phone number that neither the task nor any
+tool result holds, so the loop refuses the call until the value is looked up.
 """
 
 from __future__ import annotations
@@ -16,55 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .toolbox import Tool
 from .types import ToolCall, ToolResult
-
-_WORD = re.compile(r"[^\W\d_]{3,}")
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_CODE = re.compile(r"[A-Z]{2,5}(?:[./-][A-Z0-9]{1,4})?")
-_COMMON = frozenset((
-    "the", "and", "for", "with", "from", "this", "that", "what", "how", "are", "you", "your",
-    "can", "will", "not", "but", "all", "any", "was", "has", "have", "its", "our", "out", "who",
-    "why",
-))
-"""English words too common to tie a value to the task."""
-
-
-def off_task(call: ToolCall, tool: Tool | None, known: str) -> list[str]:
-    """The values of ``call`` that tie it to nothing, when none of its values ties it to
-    ``known`` (the user's messages and the observations so far); ``[]`` when the call is
-    grounded or cannot be judged.
-
-    A string value ties the call to ``known`` when it, one of its words (3 letters or more, not
-    a common English word) or one of its two-character CJK pieces occurs there (case ignored);
-    a number does when ``known`` writes it (thousands separators ignored). Values that say
-    nothing either way are left out: enum choices (from ``tool``'s schema), short upper-case
-    codes (``USD``, ``AAPL``), strings without 3 letters or 2 CJK characters, booleans and
-    whole numbers up to 10. A call is judged only by its string values: numbers only ground it
-    (a model may compute an amount in its head)."""
-    folded = known.casefold()
-    words = set(_WORD.findall(folded))
-    numbers = _numbers(known)
-    loose: list[str] = []
-    enums = _enum_arguments(tool)
-    for where, value in _values(call.args, ""):
-        if isinstance(value, bool) or where.split(".")[0].split("[")[0] in enums:
-            continue
-        if isinstance(value, int | float):
-            if _numbers(str(value)) & numbers and abs(value) > 10:
-                return []
-            continue
-        text = str(value).strip()
-        if _numbers(text) - {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"} & numbers:
-            return []
-        if _CODE.fullmatch(text) or not _judgeable(text):
-            continue
-        if _ties(text, folded, words):
-            return []
-        loose.append(text)
-    return loose
-
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
@@ -111,27 +59,6 @@ def _not_grounded(
     return ToolResult(call, text, ok=False, error="ungrounded")
 
 
-def _ties(text: str, folded: str, words: set[str]) -> bool:
-    value = text.casefold()
-    if value in folded:
-        return True
-    if any(w in words for w in _WORD.findall(value) if w not in _COMMON and not _CJK_RUN.match(w)):
-        return True
-    pieces = (run[i:i + 2] for run in _CJK_RUN.findall(value) for i in range(len(run) - 1))
-    return any(piece in folded for piece in pieces)
-
-
-def _judgeable(text: str) -> bool:
-    return any(len(run) >= 2 for run in _CJK_RUN.findall(text)) or bool(
-        [w for w in _WORD.findall(text) if not _CJK_RUN.match(w)])
-
-
-def _enum_arguments(tool: Tool | None) -> set[str]:
-    properties = (tool.parameters.get("properties") or {}) if tool else {}
-    return {name for name, spec in properties.items()
-            if isinstance(spec, dict) and ("enum" in spec or "const" in spec)}
-
-
 def _values(value: Any, where: str) -> Iterator[tuple[str, Any]]:
     if isinstance(value, dict):
         for key, item in value.items():
@@ -141,9 +68,3 @@ def _values(value: Any, where: str) -> Iterator[tuple[str, Any]]:
             yield from _values(item, f"{where}[{n}]")
     elif value is not None:
         yield where, value
-
-
-def _numbers(text: str) -> set[str]:
-    """The numbers written in ``text`` (thousands separators dropped, ``12.50`` as ``12.5``)."""
-    found = _NUMBER.findall(re.sub(r"(?<=\d),(?=\d{3})", "", text))
-    return {n.rstrip("0").rstrip(".") if "." in n else n.lstrip("0") or "0" for n in found}

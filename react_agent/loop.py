@@ -38,14 +38,8 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .grounding import off_task, ungrounded
-from .invoker import (
-    argument_for_bare_value,
-    call_example,
-    check_args,
-    clean_args,
-    control_character_problems,
-)
+from .grounding import ungrounded
+from .invoker import argument_for_bare_value, call_example
 from .model_io import Query
 from .parser import parse_error, parse_reply, strip_reasoning
 from .toolbox import Toolbox
@@ -232,8 +226,8 @@ def _act(
     if looping:
         ready = [_repeat_warning(r) for r in looping]
     else:
-        grounds = _grounds(run)
-        ready = [_refusal(setup, run, call, *grounds) for call in step.tool_calls]
+        known, found = _grounds(run)
+        ready = [_refusal(setup, run, call, known, found) for call in step.tool_calls]
     for call in step.tool_calls:
         yield ToolStarted(step, call)
     fresh = [call for call, r in zip(step.tool_calls, ready, strict=True) if r is None]
@@ -260,46 +254,27 @@ def _succeeded(run: RunResult, call: ToolCall) -> bool:
     return any(r.ok and _signature(r.call) == key for r in run.tool_results)
 
 
-def _grounds(run: RunResult) -> tuple[str, str, str]:
+def _grounds(run: RunResult) -> tuple[str, str]:
     """What grounds an address or number (the system prompt, the user's messages and the tool
-    results; a refusal quoting a made-up value does not), where the refusal looks for the real
-    ones (the task and the successful results), and what grounds any other value of a call
-    (the user's messages and the tool results, without the system prompt's examples)."""
-    said = "\n".join(m["content"] for m in run.messages if m["role"] == "user")
-    for refused in {r.observation for r in run.tool_results if r.error in _REFUSALS}:
-        said = said.replace(refused, "")
-    known = f"{run.messages[0]['content']}\n{said}" if run.messages else said
+    results; a refusal quoting a made-up value does not), and where the refusal looks for the
+    real ones (the task and the successful results)."""
+    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
+    for refused in {r.observation for r in run.tool_results if r.error == "ungrounded"}:
+        known = known.replace(refused, "")
     found = "\n".join([run.task, *(r.observation for r in run.tool_results if r.ok)])
-    return known, found, said
-
-
-_REFUSALS = ("ungrounded", "off_task")
+    return known, found
 
 
 def _refusal(
-    setup: Setup, run: RunResult, call: ToolCall, known: str, found: str, said: str
+    setup: Setup, run: RunResult, call: ToolCall, known: str, found: str
 ) -> ToolResult | None:
     """Why ``call`` is not run (``None``: run it): it failed before with exactly these
-    arguments, it holds a made-up address or number (checked again each time: the model may
-    have looked it up since), or none of its values comes from the task or a result (once: the
-    same call sent again runs). ``known``, ``found`` and ``said`` from :func:`_grounds`."""
+    arguments, or it holds a made-up address or number (checked again each time: the model may
+    have looked it up since; ``known`` and ``found`` from :func:`_grounds`)."""
     failed = failed_before(run.steps[:-1], call)
-    if failed is not None and failed.error not in _REFUSALS:
+    if failed is not None and failed.error != "ungrounded":
         return _repeat_warning(failed)
-    made_up = ungrounded(call, known, found) if setup.config.ground_contacts else None
-    if made_up or not setup.config.ground_calls or (failed and failed.error == "off_task"):
-        return made_up
-    tool = setup.toolbox.get(call.name)
-    cleaned = clean_args(tool.parameters, call.args)[0] if tool else {}
-    if tool is None or check_args(tool.parameters, cleaned) or control_character_problems(cleaned):
-        return None  # the invoker says what is wrong with the tool's name or arguments
-    loose = off_task(call, tool, said)
-    if not loose:
-        return None
-    values = ", ".join(map(repr, loose))
-    text = prompts.render("off_task", call=call.name, values=values,
-                          verb="appears" if len(loose) == 1 else "appear")
-    return ToolResult(call, text, ok=False, error="off_task")
+    return ungrounded(call, known, found) if setup.config.ground_contacts else None
 
 
 def _review_reasons(setup: Setup, run: RunResult) -> list[str]:

@@ -92,7 +92,7 @@ def run(
     return Agent(model, toolbox, **options).run(TASK), model
 
 
-TASK = "Which is warmer, Paris or Rome (or Atlantis)?"
+TASK = "Which is warmer, Paris or Rome?"
 
 
 def observation(text: str, task: str = TASK) -> Message:
@@ -234,23 +234,6 @@ def test_tool_exception_is_fed_back(toolbox: Toolbox) -> None:
     assert result.steps[0].observations == ["Error: ValueError: no data for Atlantis"]
     assert result.steps[0].results[0].error == "tool_error"
     assert model.calls[1][-1] == observation("Error: ValueError: no data for Atlantis")
-
-
-def test_a_call_tied_to_nothing_is_held_back_once_then_runs(toolbox: Toolbox) -> None:
-    lyon = act("get_weather", city="Lyon")
-    result, model = run(toolbox, [lyon, lyon, final("done")])
-    first, second = result.steps[0].results[0], result.steps[1].results[0]
-    assert (first.ok, first.error) == (False, "off_task")
-    assert "'Lyon' appears nowhere in the task" in first.observation
-    assert "give the final answer now" in model.calls[1][-1]["content"]
-    assert second.observation == "Error: ValueError: no data for Lyon"  # sent again: it ran
-
-
-def test_a_call_tied_to_the_task_runs_and_ground_calls_off_runs_any(toolbox: Toolbox) -> None:
-    reply = act("get_weather", city="Rome")
-    assert run(toolbox, [reply, final("x")])[0].steps[0].results[0].ok
-    loose = run(toolbox, [act("get_weather", city="Lyon"), final("x")], ground_calls=False)[0]
-    assert loose.steps[0].results[0].error == "tool_error"
 
 
 def test_invalid_args_are_fed_back(toolbox: Toolbox) -> None:
@@ -550,7 +533,7 @@ def test_iter_parallel_tool_events(toolbox: Toolbox) -> None:
         {"name": "get_weather", "args": {"city": "Paris"}},
         {"name": "get_weather", "args": {"city": "Rome"}},
     ]})
-    events = list(Agent(ScriptedModel([reply, final("x")]), toolbox).iter("Paris or Rome?"))
+    events = list(Agent(ScriptedModel([reply, final("x")]), toolbox).iter("t"))
     tool_events = [e for e in events if isinstance(e, ToolStarted | ToolFinished)]
     assert [type(e) for e in tool_events] == [ToolStarted, ToolStarted, ToolFinished, ToolFinished]
     assert [e.result.observation for e in tool_events[2:]] == ["18 °C in Paris", "24 °C in Rome"]
@@ -844,7 +827,7 @@ def test_aiter_awaits_async_models_and_async_tools() -> None:
     model = AsyncScripted([act("fetch", url="http://a"), final("got it")])
 
     async def collect() -> list[Any]:
-        return [e async for e in Agent(model, tb, review_answer="off").aiter("Fetch http://a")]
+        return [e async for e in Agent(model, tb, review_answer="off").aiter("t")]
 
     events = asyncio.run(collect())
     assert model.awaited == 2

@@ -208,7 +208,7 @@ def test_run_max_steps_exit_code(
 ) -> None:
     fault_server.script = [f"reply:{GOOD_REPLY}"]  # also the reply to the best-effort question
     url = fault_server.url
-    code = main(["run", "北京天气?", "--tools", f"{tools_file}:toolbox", "--base-url", url,
+    code = main(["run", "task", "--tools", f"{tools_file}:toolbox", "--base-url", url,
                  "--model", "fake", "--max-steps", "1", "--json"])
     assert code == 1
     data = json.loads(capsys.readouterr().out)

@@ -46,7 +46,7 @@ def agent() -> Agent:
 
 def print_run(agent: Agent, stream: io.StringIO, **options: object) -> str:
     printer = Printer(stream, **options)  # type: ignore[arg-type]
-    for event in agent.iter("北京和 Atlantis 天气怎么样?"):
+    for event in agent.iter("北京天气怎么样?"):
         printer(event)
     return stream.getvalue()
 
@@ -60,7 +60,7 @@ def parse_problem(reply: str) -> str:
 def test_thought_chain_lines(agent: Agent) -> None:
     lines = print_run(agent, io.StringIO()).splitlines()
     assert lines[:9] == [
-        "Task: 北京和 Atlantis 天气怎么样?",
+        "Task: 北京天气怎么样?",
         "Thought: I need the weather.",
         'Action: get_weather {"city": "北京"}',
         "Observation: sunny, 3 °C",

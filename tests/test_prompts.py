@@ -28,7 +28,6 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
                           "hint": "SAMPLE-HINT"},
     "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "repeated_error": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
-    "off_task": {"call": "SAMPLE-CALL", "values": "SAMPLE-VALUES", "verb": "SAMPLE-VERB"},
     "final_answer": {"task": "SAMPLE-TASK"},
     "review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS"},
     "summarize": {"conversation": "SAMPLE-CONVERSATION"},

@@ -22,7 +22,7 @@ REPLIES = [
     "{'thought': 'Python style', 'action': {'name': 'get_weather', 'args': {'city': 'Atlantis'}}}",
     json.dumps({"thought": "Done.", "action": {"final_answer": "18 °C in Paris"}}),
 ]
-TASK = "Weather in Paris (or Atlantis)?"
+TASK = "Weather in Paris?"
 
 
 def weather() -> Toolbox:
