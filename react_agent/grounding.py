@@ -29,9 +29,7 @@ def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None
     value is grounded."""
     known_mail = known.casefold()
     known_digits = [re.sub(r"\D", "", m) for m in _PHONE.findall(known)]
-    for where, text in _values(call.args, ""):
-        if not isinstance(text, str):
-            continue
+    for where, text in _strings(call.args, ""):
         for mail in _EMAIL.findall(text):
             if mail.casefold() not in known_mail:
                 return _not_grounded(call, where, mail, "address", _EMAIL.findall(found))
@@ -59,12 +57,13 @@ def _not_grounded(
     return ToolResult(call, text, ok=False, error="ungrounded")
 
 
-def _values(value: Any, where: str) -> Iterator[tuple[str, Any]]:
-    if isinstance(value, dict):
+def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
+    """Each string in ``value`` (at any depth) with where it is: ``to``, ``cc[1]``, ``a.b``."""
+    if isinstance(value, str):
+        yield where, value
+    elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _values(item, f"{where}.{key}" if where else str(key))
+            yield from _strings(item, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for n, item in enumerate(value):
-            yield from _values(item, f"{where}[{n}]")
-    elif value is not None:
-        yield where, value
+            yield from _strings(item, f"{where}[{n}]")

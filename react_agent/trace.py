@@ -50,7 +50,7 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .loop import observation_message
+from .loop import LOOP_REASON, observation_message
 from .parser import strip_reasoning
 from .persist import read_json_lines
 from .types import Message, RunResult, Step, ToolResult
@@ -219,7 +219,7 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
     )
     yield RunStarted(result.task, system)
     for n, step in enumerate(result.steps, 1):
-        if step.review and n > 1 and result.steps[n - 2].final_answer is None:
+        if step.review and step.review_reasons == [LOOP_REASON]:
             yield LoopBroken(result.steps[n - 2])
         yield ModelCallStarted(step.index)
         if step.reply is None:
