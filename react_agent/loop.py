@@ -256,11 +256,14 @@ def _succeeded(run: RunResult, call: ToolCall) -> bool:
 
 def _grounds(run: RunResult) -> tuple[str, str]:
     """What grounds an address or number (the system prompt, the user's messages and the tool
-    results; a refusal quoting a made-up value does not), and where the refusal looks for the
-    real ones (the task and the successful results)."""
-    known = "\n".join(m["content"] for m in run.messages if m["role"] != "assistant")
-    for refused in {r.observation for r in run.tool_results if r.error == "ungrounded"}:
-        known = known.replace(refused, "")
+    results; neither a refusal quoting a made-up value nor the calls an observation message
+    echoes, "[2] <tool> {<arguments>}", does), and where the refusal looks for the real ones (the
+    task and the successful results)."""
+    echoed = {observation_message(s.results, run.task) for s in run.steps if s.results}
+    said = [m["content"] for m in run.messages if m["role"] != "assistant"
+            and m["content"] not in echoed]
+    known = "\n".join([*said, *(r.observation for r in run.tool_results
+                                 if r.error != "ungrounded")])
     found = "\n".join([run.task, *(r.observation for r in run.tool_results if r.ok)])
     return known, found
 

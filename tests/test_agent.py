@@ -1456,3 +1456,30 @@ def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None
     assert refusal.observation.endswith(
         "The task and the tool results hold: 'ann.lee@corp.example'; use the one that belongs "
         "to whom the task means.")
+
+
+def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call() -> None:
+    # several calls in one step come back as "[2] send_email {...}: ...": that line quotes the
+    # made-up address, which must not count as found when the model sends it again
+    tb = Toolbox()
+    sent: list[str] = []
+
+    @tb.tool
+    def find_person(person: str) -> str:
+        """A person's email address."""
+        return '{"email": "ann.lee@corp.example"}'
+
+    @tb.tool
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        sent.append(to)
+        return "sent"
+
+    guess = {"name": "send_email", "args": {"to": "ann@example.com", "body": "hi"}}
+    both = json.dumps({"thought": "t", "action": [
+        {"name": "find_person", "args": {"person": "Ann Lee"}}, guess]})
+    replies = [both, act("send_email", to="ann@example.com", body="hi"), final("Done.")]
+    result = Agent(ScriptedModel(replies), tb, review_answer="off").run("Email Ann Lee: hi")
+    assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
+    assert sent == []
+    assert [r.error for r in result.steps[1].results] == ["ungrounded"]
