@@ -67,11 +67,8 @@ class AgentConfig:
     replaces the draft. ``"auto"`` (the default): only in a run that called tools, when a cheap
     check finds the draft written in another script than the task or stating none of the
     values the tools returned (:func:`react_agent.review.gaps`); ``"always"``: after every
-    draft in a run that called tools; ``"off"``: never. Not ``"off"`` also holds back, once per
-    run, a final answer that gives up after an error the model can fix or states numbers that
-    neither the task nor a tool result holds (``Step.held``, the ``AnswerHeld`` event), and
-    answers a loop over results the model already has with the focused call. Measured on the
-    embedded 1.5B model in the README, "Finishing multi-step tasks"."""
+    draft in a run that called tools; ``"off"``: never. Measured on the embedded 1.5B model in
+    the README, "Finishing multi-step tasks"."""
     ground_contacts: bool = True
     """Do not run a call whose arguments hold an email address or phone number found in neither
     the task, the system prompt nor any tool result so far; the model is told to look it up

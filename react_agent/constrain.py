@@ -23,11 +23,10 @@ CONSTRAINED_MODES = ("auto", "on", "off")
 (a backend that rejects every form is a ModelError); ``off``: plain prompting."""
 
 
-def reply_schema(toolbox: Toolbox, answer: bool = True) -> dict[str, Any]:
-    """The JSON Schema of one valid reply for ``toolbox`` (``thought`` first, then ``action``);
-    ``answer=False`` leaves out the final answer (the action must call tools).
+def reply_schema(toolbox: Toolbox) -> dict[str, Any]:
+    """The JSON Schema of one valid reply for ``toolbox`` (``thought`` first, then ``action``).
 
-    With no tools, the action can only be a final answer, whatever ``answer`` says.
+    With no tools, the action can only be a final answer.
     """
     final = {
         "type": "object",
@@ -44,7 +43,7 @@ def reply_schema(toolbox: Toolbox, answer: bool = True) -> dict[str, Any]:
         }
         for tool in toolbox.values()
     ]
-    options: list[dict[str, Any]] = [*calls, final] if answer or not calls else calls[:]
+    options: list[dict[str, Any]] = [*calls, final]
     if calls:
         options.insert(len(calls), {"type": "array", "items": {"anyOf": calls}, "minItems": 1})
     return {

@@ -11,7 +11,6 @@ import sys
 from typing import TextIO
 
 from .events import (
-    AnswerHeld,
     Event,
     FinalAnswer,
     HistoryCompressed,
@@ -96,9 +95,6 @@ class Printer:
             if event.draft:
                 self._line("thought", "Review", "the draft answer " +
                            " and ".join(event.reasons) + "; asking again in a focused call")
-        elif isinstance(event, AnswerHeld):
-            self._line("final", "Draft answer", event.step.final_answer or "")
-            self._line("thought", "Held", event.message.splitlines()[0])
         elif isinstance(event, LoopBroken):
             self._line("thought", "Loop", "the model repeats calls whose results it already has;"
                        " asking for the final answer in a focused call")

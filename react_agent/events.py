@@ -136,17 +136,6 @@ class LoopBroken:
 
 
 @dataclass(frozen=True)
-class AnswerHeld:
-    """The model's final answer was not taken (it gave up after an error it can fix, or stated
-    numbers from nowhere; once per run, ``AgentConfig.review_answer`` not ``"off"``):
-    ``message`` took its place in the history, saying why and what to do. ``step.final_answer``
-    holds the answer that was held."""
-
-    step: Step
-    message: str
-
-
-@dataclass(frozen=True)
 class HistoryCompressed:
     """A conversation summarised its oldest ``turns`` turns before the next one, shrinking the
     history from ``tokens_before`` to ``tokens_after`` (``error`` set if summarising failed and
@@ -169,7 +158,7 @@ class RunFinished:
 Event = (
     RunStarted | ModelCallStarted | ModelToken | AnswerToken | ModelCallFinished | ReplyParsed
     | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | LoopBroken
-    | AnswerHeld | HistoryCompressed | RunFinished
+    | HistoryCompressed | RunFinished
 )
 
 

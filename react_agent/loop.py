@@ -25,7 +25,6 @@ from .config import AgentConfig
 from .constrain import reply_schema
 from .errors import ModelError, OutputParseError
 from .events import (
-    AnswerHeld,
     Event,
     FinalAnswer,
     LoopBroken,
@@ -92,7 +91,7 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
         while actions < budget:
             step = Step(index=len(run.steps) + 1)
             may_review = setup.config.review_answer != "off" and bool(run.tool_calls)
-            reply = yield from _ask(run, step, _schema(setup, run), answer_tokens=not may_review)
+            reply = yield from _ask(run, step, setup.schema, answer_tokens=not may_review)
             try:
                 parsed = _read(setup, run, step, reply)
             except OutputParseError as exc:
@@ -102,11 +101,6 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
             failures, actions = 0, actions + 1
             yield ReplyParsed(step, parsed)
             if parsed.final_answer is not None:
-                if may_review and actions < budget and (held := _answer_held(run)):
-                    step.held = held  # it gave up or guessed: the message takes the answer's
-                    run.messages[-1] = {"role": "user", "content": held}  # place (else copied)
-                    yield AnswerHeld(step, held)
-                    continue
                 run.final_answer = parsed.final_answer
                 if may_review and (reasons := _review_reasons(setup, run)):
                     yield FinalAnswer(step, parsed.final_answer, draft=True,
@@ -127,14 +121,6 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
         run.status, run.final_answer = "interrupted", None
         run.error = "The run was interrupted (Ctrl-C)."
     yield RunFinished(run)
-
-
-def _schema(setup: Setup, run: RunResult) -> dict[str, Any] | None:
-    """The reply schema of the next step: the run's, except right after an answer held for an
-    error it can fix (see :func:`_answer_held`), when the reply must call a tool."""
-    retry = bool(run.steps) and run.steps[-1].held is not None \
-        and not any(r.ok for r in run.tool_results)
-    return reply_schema(setup.shown, answer=False) if retry else setup.schema
 
 
 def _ask(
@@ -292,41 +278,6 @@ def _refusal(
     if failed is not None and failed.error != "ungrounded":
         return _repeat_warning(failed)
     return ungrounded(call, known, found) if setup.config.ground_contacts else None
-
-
-FIXABLE = frozenset({"invalid_args", "tool_error", "ungrounded", "repeated"})
-"""The failures (``ToolResult.error``) after which a final answer with nothing found yet is
-held once: the model can fix them by changing the call (not an unknown tool, a declined call or
-a timeout). Before any success, ``"repeated"`` is a failed call sent again unchanged."""
-
-
-def _answer_held(run: RunResult) -> str | None:
-    """The message that holds back the final answer of the last step (``None``: take it), once
-    per run:
-
-    - after an error it can fix (``prompts/answer_after_error.md``): no tool call of the run
-      has succeeded, and the latest step that ran tools failed in every call, each failure
-      :data:`FIXABLE`; the next reply must call a tool (:func:`_schema`). Seen: told "no
-      contact matches 'Bob Okafor (Sales)'; pass only a person's name", a 1.5B model answered
-      that the lookup failed (held with its answer left in the history and no schema, it
-      sent the same answer again);
-    - with numbers from nowhere (``prompts/answer_unsupported.md``): the answer states numbers
-      that neither the user's messages nor the tool results hold
-      (:func:`react_agent.review.unsupported`).
-    """
-    if any(s.held for s in run.steps):
-        return None
-    if any(r.ok for r in run.tool_results):
-        known = "\n".join(m["content"] for m in run.messages[1:] if m["role"] == "user")
-        numbers = review.unsupported(run.steps[-1].final_answer or "", known)
-        return prompts.render("answer_unsupported", numbers=", ".join(numbers),
-                              task=run.task) if numbers else None
-    last = next((s for s in reversed(run.steps[:-1]) if s.results), None)
-    if last is None or any(r.error not in FIXABLE for r in last.results):
-        return None
-    errors = "\n".join(f"{r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: "
-                       f"{r.observation}" for r in last.results)
-    return prompts.render("answer_after_error", errors=errors, task=run.task)
 
 
 def _review_reasons(setup: Setup, run: RunResult) -> list[str]:

@@ -49,23 +49,6 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
     return found
 
 
-def unsupported(answer: str, known: str) -> list[str]:
-    """The numbers the ``answer`` states that ``known`` (the task and the tool results) does
-    not hold, in order: numbers with a decimal point or of 10 and more (smaller integers
-    count things), neither equal to a known number nor a rounding of one (``149.93`` of
-    ``149.9312``; ``80`` of ``82.04`` is not). Seen: a 1.5B model converting a temperature in
-    its head (27.8 °C as "80 °F") or stating a difference it never computed (16.9 and -6.4
-    "differ by 13.3")."""
-    values = [float(k) for k in _numbers(known)]
-    found: list[str] = []
-    for number in _NUMBER.findall(_ungrouped(answer)):
-        places = len(number.partition(".")[2])
-        if (places or float(number) >= 10) and number not in found and not any(
-                abs(value - float(number)) <= 0.5 * 10 ** -places + 1e-9 for value in values):
-            found.append(number)
-    return found
-
-
 def main_script(text: str) -> str | None:
     """The Unicode script most of ``text``'s letters belong to (the first word of their
     Unicode names: ``LATIN``, ``CJK``, ``CYRILLIC``, ``HANGUL``...), ``None`` without
@@ -91,9 +74,4 @@ def facts(results: list[ToolResult]) -> str:
 
 def _numbers(text: str) -> set[str]:
     """The numbers written in ``text``, without signs or thousands separators."""
-    return set(_NUMBER.findall(_ungrouped(text)))
-
-
-def _ungrouped(text: str) -> str:
-    """``text`` without thousands separators between digits (``1,086`` -> ``1086``)."""
-    return re.sub(r"(?<=\d),(?=\d{3})", "", text)
+    return set(_NUMBER.findall(re.sub(r"(?<=\d),(?=\d{3})", "", text)))

@@ -17,7 +17,7 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
 - ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
   ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
 - ``observation``: ``step``, ``message`` (the user message that carried the step's
-  observations, or that was sent instead of taking its final answer: ``Step.held``).
+  observations).
 - ``run_end``: ``status``, ``final_answer``, ``best_effort``, ``error``, ``usage`` and
   ``result`` (the whole :class:`RunResult` as ``to_dict()``).
 
@@ -38,7 +38,6 @@ from typing import IO, Any
 from . import prompts
 from .errors import ConfigError
 from .events import (
-    AnswerHeld,
     Event,
     FinalAnswer,
     LoopBroken,
@@ -105,7 +104,7 @@ class TraceWriter:
             )
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())
-        elif isinstance(event, (ObservationSent, AnswerHeld)):
+        elif isinstance(event, ObservationSent):
             self._write("observation", step=event.step.index, message=event.message)
         elif isinstance(event, RunFinished):
             r = event.result
@@ -177,8 +176,6 @@ def _rebuild(records: list[dict[str, Any]]) -> RunResult:
             steps[r["step"]].results.append(ToolResult.from_dict(r))
         elif r["type"] == "observation":
             observations[r["step"]] = r["message"]
-            if r["step"] in steps and steps[r["step"]].final_answer is not None:
-                steps[r["step"]].held = r["message"]  # a final answer held back
     ordered = [steps[i] for i in sorted(steps)]
     messages: list[Message] = [
         {"role": "system", "content": start.get("system_prompt", "")},
@@ -186,9 +183,6 @@ def _rebuild(records: list[dict[str, Any]]) -> RunResult:
     ]
     for step in ordered:
         if step.best_effort or step.review:
-            continue
-        if step.held is not None:  # a held answer: the message took its place in the history
-            messages.append({"role": "user", "content": step.held})
             continue
         record = calls[step.index]
         kept = record.get("assistant_message") or strip_reasoning(step.raw_output)
@@ -212,7 +206,7 @@ def _answer_sent(
     if step.stage is None:
         return record.get("feedback") or prompts.render("parse_error", problem=step.error or "")
     if not step.tool_calls:
-        return step.held
+        return None
     if observation is None and step.results and len(step.results) == len(step.tool_calls):
         observation = observation_message(step.results, task)
     return observation
@@ -236,9 +230,7 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
                 yield ToolStarted(step, call)
             for tool_result in step.results:
                 yield ToolFinished(step, tool_result)
-            if step.held is not None:
-                yield AnswerHeld(step, step.held)
-            elif step.final_answer is not None and not step.review:
+            if step.final_answer is not None and not step.review:
                 review = result.steps[n] if n < len(result.steps) and result.steps[n].review \
                     else None
                 yield FinalAnswer(step, step.final_answer, best_effort=step.best_effort,

@@ -157,9 +157,6 @@ class Step:
         review: the extra model call that checked the draft final answer against the task
             (``AgentConfig.review_answer``); its final answer, if usable, is the run's.
         review_reasons: why the draft was reviewed, in words (on the review step).
-        held: the message that took the place of this step's final answer in the history
-            (the answer was not taken; see :class:`react_agent.events.AnswerHeld`), or
-            ``None``.
     """
 
     index: int
@@ -175,7 +172,6 @@ class Step:
     best_effort: bool = False
     review: bool = False
     review_reasons: list[str] = field(default_factory=list)
-    held: str | None = None
 
     @property
     def thought(self) -> str | None:
@@ -213,7 +209,7 @@ class Step:
             "model_seconds": round(self.model_seconds, 6),
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "finish_reason": self.finish_reason, "best_effort": self.best_effort,
-            "review": self.review, "review_reasons": self.review_reasons, "held": self.held,
+            "review": self.review, "review_reasons": self.review_reasons,
         }
 
     @classmethod
@@ -234,7 +230,7 @@ class Step:
             completion_tokens=data.get("completion_tokens"),
             finish_reason=data.get("finish_reason"), best_effort=bool(data.get("best_effort")),
             review=bool(data.get("review")),
-            review_reasons=list(data.get("review_reasons") or []), held=data.get("held"),
+            review_reasons=list(data.get("review_reasons") or []),
         )
 
 

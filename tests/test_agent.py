@@ -30,7 +30,6 @@ from react_agent import (
     prompts,
 )
 from react_agent.events import (
-    AnswerHeld,
     AnswerToken,
     FinalAnswer,
     LoopBroken,
@@ -230,8 +229,7 @@ def test_unknown_tool_is_fed_back(toolbox: Toolbox) -> None:
 
 
 def test_tool_exception_is_fed_back(toolbox: Toolbox) -> None:
-    result, model = run(toolbox, [act("get_weather", city="Atlantis"), final("unknown")],
-                        review_answer="off")
+    result, model = run(toolbox, [act("get_weather", city="Atlantis"), final("unknown")])
     assert result.status == "final_answer"
     assert result.steps[0].observations == ["Error: ValueError: no data for Atlantis"]
     assert result.steps[0].results[0].error == "tool_error"
@@ -239,69 +237,10 @@ def test_tool_exception_is_fed_back(toolbox: Toolbox) -> None:
 
 
 def test_invalid_args_are_fed_back(toolbox: Toolbox) -> None:
-    result, model = run(toolbox, [act("get_weather", town="Paris"), final("done")],
-                        review_answer="off")
+    result, model = run(toolbox, [act("get_weather", town="Paris"), final("done")])
     assert result.status == "final_answer"
     assert result.steps[0].results[0].error == "invalid_args"
     assert "town: unknown argument" in model.calls[1][-1]["content"]
-
-
-def test_an_answer_that_gives_up_after_a_fixable_error_is_held_once(toolbox: Toolbox) -> None:
-    replies = [act("get_weather", city="Atlantis"), final("No data, sorry."),
-               act("get_weather", city="Paris"), final("It is 18 °C in Paris.")]
-    model = ScriptedModel(replies)
-    events = list(Agent(model, toolbox).iter(TASK))
-    result = events[-1].result
-    assert (result.status, result.final_answer) == ("final_answer", "It is 18 °C in Paris.")
-    gave_up = result.steps[1]
-    assert gave_up.final_answer == "No data, sorry." and gave_up.held is not None
-    assert 'get_weather {"city": "Atlantis"}: Error: ValueError: no data for Atlantis' \
-        in gave_up.held
-    assert model.schemas[:2] == [None, None]  # constrained="off"; then the retry must call
-    assert [set(o.get("properties", {})) for o in
-            model.schemas[2]["properties"]["action"]["anyOf"]] == [{"name", "args"}] * 2 + [set()]
-    assert result.messages[4] == user(gave_up.held)  # in the answer's place: not copied
-    answers = [e for e in events if isinstance(e, (AnswerHeld, FinalAnswer))]
-    assert [type(e) for e in answers] == [AnswerHeld, FinalAnswer]
-    assert RunResult.from_dict(result.to_dict()).steps[1].held == gave_up.held
-
-
-def test_an_answer_with_numbers_from_nowhere_is_held_once(toolbox: Toolbox) -> None:
-    paris, rome = act("get_weather", city="Paris"), act("get_weather", city="Rome")
-    guess = final("Rome is warmer by 15 °C (24 and 18).")
-    result, model = run(toolbox, [paris, rome, guess, final("Rome: 24 °C, Paris: 18 °C.")])
-    held = result.steps[2].held
-    assert held is not None and held.startswith("Your answer was not taken: it stated 15, which")
-    assert model.calls[3][-1] == user(held) and model.calls[3][-2]["role"] == "user"
-    assert result.final_answer == "Rome: 24 °C, Paris: 18 °C."
-    # numbers the tools gave, small counts and the task's own numbers stand at once
-    fine = final("Rome is warmer by 6 degrees: 24 against 18 °C.")
-    result, _ = run(toolbox, [paris, rome, fine])
-    assert result.final_answer == json.loads(fine)["action"]["final_answer"]
-    assert not any(s.held for s in result.steps)
-    # held once: the second guess stands
-    result, _ = run(toolbox, [paris, rome, guess, final("By 15 °C, 24 and 18.")])
-    assert result.final_answer == "By 15 °C, 24 and 18."
-    assert [bool(s.held) for s in result.steps] == [False, False, True, False]
-
-
-def test_an_answer_after_an_error_stands_where_holding_it_would_not_help(
-    toolbox: Toolbox,
-) -> None:
-    fail = act("get_weather", city="Atlantis")
-    # held once only: giving up again stands
-    result, _ = run(toolbox, [fail, final("a"), act("get_weather", city="Oslo"), final("b")])
-    assert result.final_answer == "b"
-    assert [s.held is not None for s in result.steps] == [False, True, False, False]
-    cases: list[tuple[list[str], dict[str, Any]]] = [
-        ([act("get_wether", city="Paris"), final("c")], {}),  # no such tool: no tool fits
-        ([act("get_weather", city="Paris"), fail, final("c")], {}),  # it has found something
-        ([fail, final("c")], {"max_steps": 2}),  # no step left to fix it in
-        ([fail, final("c")], {"review_answer": "off"}),
-    ]
-    for replies, options in cases:
-        result, _ = run(toolbox, replies, **options)
-        assert result.final_answer == "c" and not any(s.held for s in result.steps), options
 
 
 def test_long_observation_is_cut_to_config(toolbox: Toolbox) -> None:
@@ -949,7 +888,7 @@ def test_code_in_a_reply_is_never_executed(tmp_path: Any, reply: str) -> None:
 
     marker = str(tmp_path / "pwned.txt")
     model = ScriptedModel([reply.format(marker=marker), final("no")])
-    result = Agent(model, builtin_toolbox(tmp_path), review_answer="off").run("task")
+    result = Agent(model, builtin_toolbox(tmp_path)).run("task")
     assert not (tmp_path / "pwned.txt").exists()
     assert result.status == "final_answer"
     first = result.steps[0]
@@ -1482,8 +1421,7 @@ def test_auto_reviews_only_a_draft_the_cheap_check_faults(toolbox: Toolbox) -> N
         result.steps[-1].review_reasons
 
 
-def _directory_and_mail() -> tuple[Toolbox, list[str]]:
-    """A toolbox that finds an address and sends mail, and the list of addresses sent to."""
+def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
     tb = Toolbox()
     sent: list[str] = []
 
@@ -1498,11 +1436,6 @@ def _directory_and_mail() -> tuple[Toolbox, list[str]]:
         sent.append(to)
         return "sent"
 
-    return tb, sent
-
-
-def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
-    tb, sent = _directory_and_mail()
     replies = [act("send_email", to="ann@example.com", body="hi"),
                act("find_person", person="Ann Lee"),
                act("send_email", to="ann.lee@corp.example", body="hi"), final("Sent.")]
@@ -1528,7 +1461,20 @@ def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None
 def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call() -> None:
     # several calls in one step come back as "[2] send_email {...}: ...": that line quotes the
     # made-up address, which must not count as found when the model sends it again
-    tb, sent = _directory_and_mail()
+    tb = Toolbox()
+    sent: list[str] = []
+
+    @tb.tool
+    def find_person(person: str) -> str:
+        """A person's email address."""
+        return '{"email": "ann.lee@corp.example"}'
+
+    @tb.tool
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        sent.append(to)
+        return "sent"
+
     guess = {"name": "send_email", "args": {"to": "ann@example.com", "body": "hi"}}
     both = json.dumps({"thought": "t", "action": [
         {"name": "find_person", "args": {"person": "Ann Lee"}}, guess]})

@@ -118,16 +118,6 @@ def test_reply_schema_without_tools_allows_only_a_final_answer() -> None:
     assert not valid(schema, {"thought": "t", "action": {"name": "x", "args": {}}})
 
 
-def test_reply_schema_without_the_answer_allows_only_calls() -> None:
-    schema = reply_schema(weather_toolbox(), answer=False)
-    call = {"name": "get_weather", "args": {"city": "Oslo"}}
-    assert valid(schema, {"thought": "t", "action": call})
-    assert valid(schema, {"thought": "t", "action": [call, call]})
-    assert not valid(schema, {"thought": "t", "action": {"final_answer": "x"}})
-    no_tools = reply_schema(Toolbox(), answer=False)  # nothing to call: it may only answer
-    assert valid(no_tools, {"thought": "t", "action": {"final_answer": "x"}})
-
-
 # -- the agent sends it -------------------------------------------------------------------------
 @pytest.mark.parametrize(("mode", "sent", "strict"), [("auto", True, False), ("on", True, True),
                                                       ("off", False, False)])

@@ -36,8 +36,6 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "tool_choice_required": {},
     "tool_choice_function": {"tool": "SAMPLE-TOOL"},
     "one_call": {},
-    "answer_after_error": {"errors": "SAMPLE-ERRORS", "task": "SAMPLE-TASK"},
-    "answer_unsupported": {"numbers": "SAMPLE-NUMBERS", "task": "SAMPLE-TASK"},
 }
 
 

@@ -137,34 +137,6 @@ def test_replay_prints_a_broken_loop_as_the_live_run_did(tmp_path: Path) -> None
     assert "Loop: the model repeats calls whose results it already has" in live.getvalue()
 
 
-def test_an_answer_held_after_an_error_is_traced_replayed_and_resumed(tmp_path: Path) -> None:
-    path = tmp_path / "t.jsonl"
-    gave_up = json.dumps({"thought": "Failed.", "action": {"final_answer": "No data."}})
-    replies = [REPLIES[2], gave_up, REPLIES[0], REPLIES[3]]
-    live = io.StringIO()
-    original = ScriptedModel(replies)
-    with TraceWriter(path) as trace:
-        result = Agent(original, weather(), callbacks=[Printer(live), trace]).run(TASK)
-    held = result.steps[1].held
-    assert held is not None and result.final_answer == "18 °C in Paris"
-    [again] = read_trace(path)
-    assert again.steps[1].held == held
-    replayed = io.StringIO()
-    for event in replay_events(again):
-        Printer(replayed)(event)
-    assert replayed.getvalue() == live.getvalue()
-    assert "Held: Your answer was not taken: it came right after calls that failed:" \
-        in live.getvalue()
-    cut_after(path, 6)  # cut after the held message, inside the next step
-    [cut] = read_trace(path)
-    assert cut.steps[1].held == held
-    assert cut.messages == result.messages[:5] and cut.messages[-1]["content"] == held
-    model = ScriptedModel(replies[2:])
-    resumed = Agent(model, weather()).resume(cut)
-    assert model.calls[0] == original.calls[2]  # the history it had, the held answer left out
-    assert resumed.final_answer == "18 °C in Paris" and len(resumed.steps) == 4
-
-
 def cut_after(path: Path, kept: int) -> None:
     """The trace as a killed process leaves it: ``kept`` whole records and part of the next."""
     lines = path.read_text("utf-8").splitlines()
