@@ -1421,7 +1421,8 @@ def test_auto_reviews_only_a_draft_the_cheap_check_faults(toolbox: Toolbox) -> N
         result.steps[-1].review_reasons
 
 
-def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
+def _directory_and_mail() -> tuple[Toolbox, list[str]]:
+    """A toolbox that finds an address and sends mail, and the list of addresses sent to."""
     tb = Toolbox()
     sent: list[str] = []
 
@@ -1436,6 +1437,11 @@ def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None
         sent.append(to)
         return "sent"
 
+    return tb, sent
+
+
+def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
+    tb, sent = _directory_and_mail()
     replies = [act("send_email", to="ann@example.com", body="hi"),
                act("find_person", person="Ann Lee"),
                act("send_email", to="ann.lee@corp.example", body="hi"), final("Sent.")]
@@ -1461,20 +1467,7 @@ def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None
 def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call() -> None:
     # several calls in one step come back as "[2] send_email {...}: ...": that line quotes the
     # made-up address, which must not count as found when the model sends it again
-    tb = Toolbox()
-    sent: list[str] = []
-
-    @tb.tool
-    def find_person(person: str) -> str:
-        """A person's email address."""
-        return '{"email": "ann.lee@corp.example"}'
-
-    @tb.tool
-    def send_email(to: str, body: str) -> str:
-        """Send an email."""
-        sent.append(to)
-        return "sent"
-
+    tb, sent = _directory_and_mail()
     guess = {"name": "send_email", "args": {"to": "ann@example.com", "body": "hi"}}
     both = json.dumps({"thought": "t", "action": [
         {"name": "find_person", "args": {"person": "Ann Lee"}}, guess]})
