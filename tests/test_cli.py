@@ -347,12 +347,20 @@ def _reply(name: str, **args: Any) -> str:
 FINAL_DONE = 'reply:{"thought": "ok", "action": {"final_answer": "done"}}'
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child before it starts: SIGINT back to its default, so that Python turns it into
+    KeyboardInterrupt even when the test run ignores it (a shell starts background jobs with
+    SIGINT ignored, and children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_cli(url: str, marker: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "MARKER": str(marker), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "react_agent", "run", "mail boss@example.com", "--tools",
          f"{CLI_TOOLS}:toolbox", "--base-url", url, *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
 
 
@@ -664,6 +672,7 @@ def test_serve_in_front_of_a_server(fault_server: Any) -> None:
         [sys.executable, "-m", "react_agent", "serve", "--base-url", fault_server.url,
          "--port", str(port), "--api-key", "k"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
     base = f"http://127.0.0.1:{port}"
 
