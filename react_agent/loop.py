@@ -288,13 +288,15 @@ def _review_reasons(setup: Setup, run: RunResult) -> list[str]:
 
 
 def _worse(run: RunResult, answer: str, draft: str | None) -> bool:
-    """Whether the focused ``answer`` has more faults by :func:`review.gaps` than the ``draft``
-    it would replace (seen: a Chinese task's draft rewritten in English and without its
-    values); with no draft (a broken loop) it is never worse."""
+    """Whether the focused ``answer`` has a fault by :func:`review.gaps` that the ``draft`` it
+    would replace does not have: trading one fault for another is no repair, and the draft
+    came with the model's own reasoning (seen: a correct draft in the wrong script rewritten in
+    the task's script, without its values and with the wrong side of a comparison). With no
+    draft (a broken loop) it is never worse."""
     if draft is None:
         return False
     faults = functools.partial(review.gaps, run.task, results=run.tool_results)
-    return len(faults(answer)) > len(faults(draft))
+    return bool(set(faults(answer)) - set(faults(draft)))
 
 
 def _review(setup: Setup, run: RunResult, reasons: list[str]) -> Generator[Request, Any, Step]:
@@ -303,7 +305,7 @@ def _review(setup: Setup, run: RunResult, reasons: list[str]) -> Generator[Reque
     draft (a 1.5B model asked to check its own draft copies it), under
     :data:`FINAL_ANSWER_SCHEMA` where the backend constrains decoding. A usable final answer
     replaces the draft (in the result and as the history's last reply); anything else (a tool
-    call, an unusable reply, a model error, an answer with more faults than the draft) keeps
+    call, an unusable reply, a model error, an answer with a fault the draft lacks) keeps
     the draft. ``reasons`` (why the draft was reviewed) are kept on the step. Returns the review
     step."""
     focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(

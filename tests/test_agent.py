@@ -1405,6 +1405,20 @@ def test_a_review_answer_with_more_faults_than_the_draft_keeps_the_draft(
     assert result.messages[-1]["content"] == replies[1]
 
 
+def test_a_review_answer_that_trades_one_fault_for_another_keeps_the_draft(
+    toolbox: Toolbox,
+) -> None:
+    task = "Paris 现在的气温是多少？暖和吗？"
+    traded = [act("get_weather", city="Paris"), final("Paris: 18 °C, warm."),  # wrong script
+              final("巴黎很暖和。")]  # the task's script, but no value
+    result = Agent(ScriptedModel(traded), toolbox).run(task)
+    assert result.steps[-1].review and result.final_answer == "Paris: 18 °C, warm."
+    fixed_one = [act("get_weather", city="Paris"), final("Paris is warm."),  # both faults
+                 final("巴黎很暖和。")]  # one of them repaired, none added
+    result = Agent(ScriptedModel(fixed_one), toolbox).run(task)
+    assert result.steps[-1].review and result.final_answer == "巴黎很暖和。"
+
+
 def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
     result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")],
                     review_answer="always")
