@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections import Counter
 
+from . import lexical
 from .types import ToolResult
 
 REVIEW_MODES = ("off", "auto", "always")
@@ -22,6 +23,8 @@ REVIEW_MODES = ("off", "auto", "always")
 :func:`gaps` finds a fault; ``always``: after every draft in a run that called tools."""
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_NUMBER_LIKE = re.compile(r"[\d\s.,:%+\-]*")  # "75%", "-0.48%", "08:00", "" (not words)
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 
 
 def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
@@ -31,21 +34,25 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
     - *script*: the answer is mostly written in another script than the task (Unicode script
       of the letters, e.g. ``LATIN`` against ``CJK``);
     - *values*: the successful results of a tool hold numbers that are not in the task, and
-      the answer states none of them (thousands separators ignored); checked for each tool, so
-      an answer that gives a computed value but not the value it was computed from is
-      faulted too.
+      the answer states none of them (thousands separators ignored) and none of the result's
+      words (:func:`_words`: "Yes, it is sunny" states a result ``"...: sunny, 22 degrees"``);
+      checked for each tool, so an answer that gives a computed value but not the value it
+      was computed from is faulted too.
     """
     found = []
     task_script, answer_script = main_script(task), main_script(answer)
     if task_script and answer_script and task_script != answer_script:
         found.append(f"is written in {answer_script} script, the task in {task_script}")
-    given, stated = _numbers(task), _numbers(answer)
-    observed: dict[str, set[str]] = {}
+    given, stated, said = _numbers(task), _numbers(answer), answer.casefold()
+    observed: dict[str, tuple[set[str], set[str]]] = {}
     for r in results:
         if r.ok:
-            observed.setdefault(r.call.name, set()).update(_numbers(r.observation) - given)
+            numbers, words = observed.setdefault(r.call.name, (set(), set()))
+            numbers.update(_numbers(r.observation) - given)
+            words.update(_words(r.observation, task))
     found += [f"states none of the values {tool} returned"
-              for tool, values in observed.items() if values and not values & stated]
+              for tool, (numbers, words) in observed.items()
+              if numbers and not numbers & stated and not any(w in said for w in words)]
     return found
 
 
@@ -70,6 +77,31 @@ def facts(results: list[ToolResult]) -> str:
     lines = [f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
              for r in results if r.ok]
     return "\n".join(lines) or "(none)"
+
+
+def _words(observation: str, task: str) -> set[str]:
+    """The words a result states that the task does not, lower-cased: the string values of a
+    JSON result that are not numbers (``"light rain"``, ``"shipped"``, an address), or the
+    words of 4+ letters of a plain-text result that are not stop words."""
+    try:
+        data = json.loads(observation)
+    except ValueError:
+        data = None
+    if isinstance(data, (dict, list)):
+        found = {v for v in _strings(data) if not _NUMBER_LIKE.fullmatch(v)}
+    else:
+        found = {w for w in _LONG_WORD.findall(observation) if lexical.terms(w)}
+    asked = task.casefold()
+    return {w.casefold() for w in found if w.casefold() not in asked}
+
+
+def _strings(data: object) -> list[str]:
+    """The string leaves of parsed JSON."""
+    if isinstance(data, dict):
+        return [s for v in data.values() for s in _strings(v)]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return [data] if isinstance(data, str) else []
 
 
 def _numbers(text: str) -> set[str]:

@@ -37,6 +37,28 @@ def test_a_draft_without_any_returned_value_is_faulted() -> None:
         "states none of the values get_weather returned"]
 
 
+def test_a_word_the_result_states_counts_as_a_value() -> None:
+    plain = ToolResult(ToolCall("get_weather", {"city": "Beijing"}),
+                       "Beijing: sunny, 22 degrees celsius", ok=True)
+    assert gaps("Is it sunny in Beijing?", "Yes, it is sunny in Beijing.", [plain]) == [
+        "states none of the values get_weather returned"]  # "sunny" is the task's own word
+    assert gaps("Is it warm in Beijing?", "Yes, it is sunny in Beijing.", [plain]) == []
+    assert gaps("杭州下雨吗？", "现在是小雨，需要带伞。", [WEATHER]) == []  # a JSON string value
+    assert gaps("Is it warm in Beijing?", "Yes, it is warm there.", [plain]) == [
+        "states none of the values get_weather returned"]  # "there" is in no result
+    status = ToolResult(ToolCall("get_order", {"order_id": "A-1"}),
+                        '{"status": "shipped", "eta": "2024-05-17"}', ok=True)
+    assert gaps("Where is order A-1?", "It is on its way.", [status]) == [
+        "states none of the values get_order returned"]
+    assert gaps("Where is order A-1?", "It has shipped.", [status]) == []
+
+
+def test_words_alone_never_fault_an_answer() -> None:
+    sent = ToolResult(ToolCall("send_email", {"to": "a@b.example"}),
+                      "Email sent to a@b.example", ok=True)  # no number to state
+    assert gaps("Email Ann.", "Done.", [sent]) == []
+
+
 def test_each_tool_must_be_represented_by_one_of_its_values() -> None:
     lines = ToolResult(ToolCall("file_info", {"path": "a.md"}), "a.md: 786 lines, 5441 bytes",
                        ok=True)
