@@ -35,7 +35,8 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
       of the letters, e.g. ``LATIN`` against ``CJK``);
     - *values*: the successful results of a tool hold numbers that are not in the task, and
       the answer states none of them (thousands separators ignored) and none of the result's
-      words (:func:`_words`: "Yes, it is sunny" states a result ``"...: sunny, 22 degrees"``);
+      words that the task does not hold (:func:`_words`: "It is sunny" states a result
+      ``"...: sunny, 22 degrees"`` unless the task says "sunny" itself);
       checked for each tool, so an answer that gives a computed value but not the value it
       was computed from is faulted too.
     """
