@@ -29,7 +29,7 @@ def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None
     value is grounded."""
     known_mail = known.casefold()
     known_digits = [re.sub(r"\D", "", m) for m in _PHONE.findall(known)]
-    for where, text in _strings(call.args, ""):
+    for where, text in strings(call.args):
         for mail in _EMAIL.findall(text):
             if mail.casefold() not in known_mail:
                 return _not_grounded(call, where, mail, "address", _EMAIL.findall(found))
@@ -57,13 +57,14 @@ def _not_grounded(
     return ToolResult(call, text, ok=False, error="ungrounded")
 
 
-def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
-    """Each string in ``value`` (at any depth) with where it is: ``to``, ``cc[1]``, ``a.b``."""
+def strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
+    """Each string in ``value`` (parsed JSON, at any depth) with where it is: ``to``,
+    ``cc[1]``, ``a.b``."""
     if isinstance(value, str):
         yield where, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(item, f"{where}.{key}" if where else str(key))
+            yield from strings(item, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for n, item in enumerate(value):
-            yield from _strings(item, f"{where}[{n}]")
+            yield from strings(item, f"{where}[{n}]")

@@ -16,6 +16,7 @@ import unicodedata
 from collections import Counter
 
 from . import lexical
+from .grounding import strings
 from .types import ToolResult
 
 REVIEW_MODES = ("off", "auto", "always")
@@ -89,20 +90,11 @@ def _words(observation: str, task: str) -> set[str]:
     except ValueError:
         data = None
     if isinstance(data, (dict, list)):
-        found = {v for v in _strings(data) if not _NUMBER_LIKE.fullmatch(v)}
+        found = {v for _, v in strings(data) if not _NUMBER_LIKE.fullmatch(v)}
     else:
         found = {w for w in _LONG_WORD.findall(observation) if lexical.terms(w)}
     asked = task.casefold()
     return {w.casefold() for w in found if w.casefold() not in asked}
-
-
-def _strings(data: object) -> list[str]:
-    """The string leaves of parsed JSON."""
-    if isinstance(data, dict):
-        return [s for v in data.values() for s in _strings(v)]
-    if isinstance(data, list):
-        return [s for v in data for s in _strings(v)]
-    return [data] if isinstance(data, str) else []
 
 
 def _numbers(text: str) -> set[str]:

@@ -21,7 +21,7 @@ ORDER = [
     "errors", "persist", "types", "paths",
     # 2. tools and prompts
     "toolbox", "prompts", "lexical", "stream", "calculator", "checks", "clock", "file_tools",
-    "review", "grounding",
+    "grounding", "review",
     # 3. reading replies, running tools, routing; the model backends
     "scan", "repair", "envelope", "placeholders", "parser",
     "invoker", "constrain", "routing", "builtin_tools", "memory",
