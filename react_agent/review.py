@@ -24,7 +24,7 @@ REVIEW_MODES = ("off", "auto", "always")
 :func:`gaps` finds a fault; ``always``: after every draft in a run that called tools."""
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_NUMBER_LIKE = re.compile(r"[\d\s.,:%+\-]*")  # "75%", "-0.48%", "08:00", "" (not words)
+_NUMBER_LIKE = re.compile(r"[\d\s.,:%+\-]*")  # "40%", "-1.5%", "09:30", "" (not words)
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 
 
@@ -36,8 +36,8 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
       of the letters, e.g. ``LATIN`` against ``CJK``);
     - *values*: the successful results of a tool hold numbers that are not in the task, and
       the answer states none of them (thousands separators ignored) and none of the result's
-      words that the task does not hold (:func:`_words`: "It is sunny" states a result
-      ``"...: sunny, 22 degrees"`` unless the task says "sunny" itself);
+      words that the task does not hold (:func:`_words`: "It is overcast" states a result
+      ``"...: overcast, 12 degrees"`` unless the task says "overcast" itself);
       checked for each tool, so an answer that gives a computed value but not the value it
       was computed from is faulted too.
     """
@@ -83,7 +83,7 @@ def facts(results: list[ToolResult]) -> str:
 
 def _words(observation: str, task: str) -> set[str]:
     """The words a result states that the task does not, lower-cased: the string values of a
-    JSON result that are not numbers (``"light rain"``, ``"shipped"``, an address), or the
+    JSON result that are not numbers (``"overcast"``, ``"packed"``, an address), or the
     words of 4+ letters of a plain-text result that are not stop words."""
     try:
         data = json.loads(observation)

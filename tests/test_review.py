@@ -38,19 +38,19 @@ def test_a_draft_without_any_returned_value_is_faulted() -> None:
 
 
 def test_a_word_the_result_states_counts_as_a_value() -> None:
-    plain = ToolResult(ToolCall("get_weather", {"city": "Beijing"}),
-                       "Beijing: sunny, 22 degrees celsius", ok=True)
-    assert gaps("Is it sunny in Beijing?", "Yes, it is sunny in Beijing.", [plain]) == [
-        "states none of the values get_weather returned"]  # "sunny" is the task's own word
-    assert gaps("Is it warm in Beijing?", "Yes, it is sunny in Beijing.", [plain]) == []
+    plain = ToolResult(ToolCall("site_conditions", {"site": "the yard"}),
+                       "the yard: overcast, 12 degrees celsius", ok=True)
+    assert gaps("Is it overcast at the yard?", "Yes, it is overcast at the yard.", [plain]) == [
+        "states none of the values site_conditions returned"]  # the task's own word
+    assert gaps("Is it warm at the yard?", "No, it is overcast at the yard.", [plain]) == []
     assert gaps("杭州下雨吗？", "现在是小雨，需要带伞。", [WEATHER]) == []  # a JSON string value
-    assert gaps("Is it warm in Beijing?", "Yes, it is warm there.", [plain]) == [
-        "states none of the values get_weather returned"]  # "there" is in no result
+    assert gaps("Is it warm at the yard?", "No, it is cool there.", [plain]) == [
+        "states none of the values site_conditions returned"]  # "cool" is in no result
     status = ToolResult(ToolCall("get_order", {"order_id": "A-1"}),
-                        '{"status": "shipped", "eta": "2024-05-17"}', ok=True)
+                        '{"status": "packed", "eta": "2030-01-02"}', ok=True)
     assert gaps("Where is order A-1?", "It is on its way.", [status]) == [
         "states none of the values get_order returned"]
-    assert gaps("Where is order A-1?", "It has shipped.", [status]) == []
+    assert gaps("Where is order A-1?", "It has been packed.", [status]) == []
 
 
 def test_words_alone_never_fault_an_answer() -> None:
@@ -71,8 +71,8 @@ def test_each_tool_must_be_represented_by_one_of_its_values() -> None:
 
 
 def test_numbers_from_the_task_or_a_failed_call_do_not_count() -> None:
-    order = ToolResult(ToolCall("get_order", {"id": "1042"}), "order 1042: shipped", ok=True)
-    assert gaps("Where is order 1042?", "Order 1042 has shipped.", [order]) == []
+    order = ToolResult(ToolCall("get_order", {"id": "7310"}), "order 7310: packed", ok=True)
+    assert gaps("Where is order 7310?", "Order 7310 has been packed.", [order]) == []
     assert gaps("Where is it?", "Not found.", [FAILED]) == []
 
 
