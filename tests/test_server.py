@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -376,8 +377,11 @@ def test_a_backend_server_gets_requests_at_once_up_to_the_limit(
     with ThreadPoolExecutor(3) as pool:
         pending = [pool.submit(httpx2.post, f"{url}/chat/completions", json=body, timeout=30)
                    for _ in range(3)]
-        while httpx2.get(health).json()["waiting"] < 1:
-            pass
+        # a slot is taken before its request reaches the backend: wait for both to arrive
+        deadline = time.monotonic() + 20
+        while (httpx2.get(health).json()["waiting"] < 1 or len(fault_server.requests) < 2) \
+                and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert httpx2.get(health).json()["running"] == 2
         assert len(fault_server.requests) == 2
         fault_server.release.set()  # the stalled server now hangs up on each request
