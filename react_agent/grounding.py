@@ -46,8 +46,9 @@ def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None
 def _not_grounded(
     call: ToolCall, where: str, value: str, kind: str, candidates: list[str]
 ) -> ToolResult:
+    article = "an" if kind[0] in "aeiou" else "a"
     text = (f"Error: {call.name} was not run: the {kind} {value!r} in {where} is in neither the "
-            f"task nor any tool result. Do not make up an {kind}: take it from the task, or "
+            f"task nor any tool result. Do not make up {article} {kind}: take it from the task, or "
             "look it up with a tool first, then call again with the value it returns.")
     close = sorted(dict.fromkeys(candidates),
                    key=lambda c: -difflib.SequenceMatcher(None, value, c).ratio())[:3]

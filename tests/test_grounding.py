@@ -31,3 +31,5 @@ def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known:
         assert result is not None and result.error == "ungrounded" and not result.ok
         assert f"{refused!r}" in result.observation
         assert "look it up with a tool first" in result.observation
+        kind = "an address" if "@" in refused else "a number"
+        assert f"Do not make up {kind}:" in result.observation
