@@ -10,10 +10,12 @@ is left invalid.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
 
+from .calculator import evaluate
 from .scan import KEY_AHEAD, STRING_BODY, VALUE_START, prev_significant, string_end
 from .types import JSON_NUMBER
 
@@ -52,7 +54,9 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
     except RecursionError:
         return FAIL, (), "it is nested too deeply"
     except json.JSONDecodeError as exc:
-        error = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+        before = json.dumps(" ".join(raw[max(0, exc.pos - 30):exc.pos].split()),
+                            ensure_ascii=False)
+        error = f"{exc.msg} (line {exc.lineno}, column {exc.colno}, right after {before})"
     except ValueError as exc:  # e.g. an integer too long to convert
         error = str(exc)
     try:
@@ -63,6 +67,9 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARITHMETIC = re.compile(r"[-+(\d.][\d.\s()+\-*/%]*[\d.)]")
+_OPERATOR = re.compile(r"[\d.)]\s*(?:[-+*/%])")
+_NOT_ARITHMETIC = re.compile(r"\d-\d|[\d.)]\s+[-+][\d.(]")  # 2024-05-17, 15-25; [1 -2]
 _NUMBER = JSON_NUMBER
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
@@ -82,7 +89,9 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
     ``：`` ``，``, a missing comma between members or a missing colon after a key, doubled braces
     (``{{ }}`` from ``str.format`` templates), ``.25`` / ``1.`` / ``+1``, Python tuples as lists,
     a trailing ``...`` in a list, unescaped quotes inside a string whose end is still
-    unambiguous, raw backslashes (see :func:`_json_string`).
+    unambiguous, raw backslashes (see :func:`_json_string`), arithmetic on numbers written as a
+    value (see :func:`_arithmetic`), a ``]`` or ``)`` inside a value where no ``[`` or ``(`` is
+    open (a call first written as a list, then as one object: ``{"name": ..., "args": {}}]}``).
 
     Raises:
         ValueError: anything else (bare words, placeholders, unclosed strings or comments, two
@@ -108,6 +117,10 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
         if c in "，：":
             repairs["fullwidth punctuation"] = None
             c = "," if c == "，" else ":"
+        if c in "])" and stack and not any(_CLOSERS[b] == c for b in stack):
+            repairs[f"a stray {c} dropped"] = None  # nothing it could close is open
+            i += 1
+            continue
         if c in "}])":
             if not stack or _CLOSERS[stack[-1]] != c:
                 raise ValueError("unmatched bracket")
@@ -151,6 +164,9 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
             end = _value_string_end(raw, i, container)
             out.append((raw[i + 1:end - 1], c))
             i = end
+        elif (arithmetic := _arithmetic(raw, i)) is not None:
+            out.append(arithmetic[0])
+            i, repairs[arithmetic[2]] = arithmetic[1], None
         elif c in "{[(":
             if c == "(":
                 repairs["Python tuples as lists"] = None
@@ -256,6 +272,33 @@ def _skip_trailing_ellipsis(raw: str, i: int, stack: list[str], last: str) -> in
     if not stack or stack[-1] == "{" or last != "comma" or raw[j:j + 1] != _CLOSERS[stack[-1]]:
         raise ValueError("a ... placeholder")
     return j
+
+
+def _arithmetic(raw: str, i: int) -> tuple[str, int, str] | None:
+    """A value written as arithmetic on numbers (``3 * 1000``, ``(12500 + 187.5) * 0.05``) at
+    ``i``, computed by :func:`~react_agent.calculator.evaluate` (floats to 12 significant
+    digits, so ``0.1 * 3`` is 0.3): ``(JSON number, end, the repair in words)``.
+
+    ``None`` for a plain number, for anything that does not end where a value ends (``,``
+    ``}`` ``]``), for a ``-`` between digits without spaces (a date ``2024-05-17`` or a range
+    ``15-25`` is not a subtraction) and for a sign glued to the next number only (``[1 -2]``
+    is two values with a comma missing).
+    """
+    m = _ARITHMETIC.match(raw, i)
+    if m is None or not _OPERATOR.search(m.group()) or _NOT_ARITHMETIC.search(m.group()):
+        return None
+    end = m.end()
+    if raw[end:].lstrip()[:1] not in ("", ",", "}", "]"):
+        return None
+    try:
+        value = evaluate(m.group())
+    except (ValueError, ArithmeticError):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        value = float(f"{value:.12g}")
+    return json.dumps(value), end, f"arithmetic computed ({m.group().strip()} = {value})"
 
 
 def _json_number(text: str, repairs: dict[str, None]) -> str:

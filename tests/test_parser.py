@@ -162,6 +162,20 @@ def test_repairs_are_recorded() -> None:
     assert reply.tool_calls[0].args == {"b": True}
 
 
+def test_arithmetic_values_are_computed_and_recorded() -> None:
+    reply = parse_reply('{"thought": "x", "action": {"name": "a", "args": {"n": 0.1 * 3, '
+                        '"m": [1 -2]}}}')
+    assert reply.tool_calls[0].args == {"n": 0.3, "m": [1, -2]}  # [1 -2]: a comma missing
+    assert "arithmetic computed (0.1 * 3 = 0.3)" in reply.repairs
+
+
+def test_invalid_json_errors_quote_where_the_json_broke() -> None:
+    with pytest.raises(OutputParseError) as info:
+        parse_reply('{"thought": "x", "action": {"name": "a", "args": {"n": 3 * one}}}')
+    spot = json.dumps('{"name": "a", "args": {"n": 3')  # the 30 characters before the break
+    assert info.value.problem.endswith(f"right after {spot}).")
+
+
 # -- properties: valid envelopes survive the wrappers models put around them ------------------
 _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30
