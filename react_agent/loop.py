@@ -91,7 +91,8 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
         while actions < budget:
             step = Step(index=len(run.steps) + 1)
             may_review = setup.config.review_answer != "off" and bool(run.tool_calls)
-            reply = yield from _ask(run, step, setup.schema, answer_tokens=not may_review)
+            schema = setup.schema if not failures else _retry_schema(setup)
+            reply = yield from _ask(run, step, schema, answer_tokens=not may_review)
             try:
                 parsed = _read(setup, run, step, reply)
             except OutputParseError as exc:
@@ -170,6 +171,13 @@ def _read(setup: Setup, run: RunResult, step: Step, reply: ModelReply) -> Reply:
     if parsed.source and run.messages and run.messages[-1]["role"] == "assistant":
         run.messages[-1] = {"role": "assistant", "content": parsed.source}
     return parsed
+
+
+def _retry_schema(setup: Setup) -> dict[str, Any]:
+    """The reply schema of the reply after an unusable one, even with ``constrained="off"``:
+    where the backend can enforce it, a model that broke the format (seen: a thought with no
+    action, four times in a row, until ``parse_errors``) is held to it for that reply."""
+    return setup.schema or reply_schema(setup.shown)
 
 
 def _send_parse_error(

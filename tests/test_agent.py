@@ -179,6 +179,13 @@ def test_parse_error_is_fed_back_and_does_not_consume_steps(toolbox: Toolbox) ->
     assert result.stage_counts == {"error": 1, "direct": 1}
 
 
+def test_the_reply_after_an_unusable_one_is_held_to_the_reply_schema(toolbox: Toolbox) -> None:
+    _, model = run(toolbox, [BAD_REPLY, BAD_REPLY, act("get_weather", city="Rome"),
+                             final("Rome.")])  # constrained="off" by default
+    assert model.schemas[0] is None and model.schemas[3] is None  # usable before: unconstrained
+    assert model.schemas[1] == model.schemas[2] == Agent(model, toolbox).reply_schema
+
+
 @pytest.mark.parametrize(
     ("retries", "bad_replies", "status"),
     [
