@@ -39,7 +39,9 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
       words that the task does not hold (:func:`_words`: "It is overcast" states a result
       ``"...: overcast, 12 degrees"`` unless the task says "overcast" itself);
       checked for each tool, so an answer that gives a computed value but not the value it
-      was computed from is faulted too.
+      was computed from is faulted too. A result whose text a later successful call took as
+      an argument (:func:`_passed_on`: a contact's address handed to a tool that sends) was a
+      means to the task, not part of the answer, and is not checked.
     """
     found = []
     task_script, answer_script = main_script(task), main_script(answer)
@@ -47,8 +49,8 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
         found.append(f"is written in {answer_script} script, the task in {task_script}")
     given, stated, said = _numbers(task), _numbers(answer), answer.casefold()
     observed: dict[str, tuple[set[str], set[str]]] = {}
-    for r in results:
-        if r.ok:
+    for n, r in enumerate(results):
+        if r.ok and not _passed_on(r, results[n + 1:], task):
             numbers, words = observed.setdefault(r.call.name, (set(), set()))
             numbers.update(_numbers(r.observation) - given)
             words.update(_words(r.observation, task))
@@ -79,6 +81,17 @@ def facts(results: list[ToolResult]) -> str:
     lines = [f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
              for r in results if r.ok]
     return "\n".join(lines) or "(none)"
+
+
+def _passed_on(result: ToolResult, later: list[ToolResult], task: str) -> bool:
+    """Whether a successful call of ``later`` (the calls after ``result``) took a string
+    argument of 4+ characters that ``result``'s observation holds and the task does not (an
+    address or a phone number looked up, then sent to; a price cleaned to a number is no
+    string)."""
+    asked = task.casefold()
+    return any(len(value.strip()) >= 4 and value in result.observation
+               and value.casefold() not in asked
+               for r in later if r.ok for _, value in strings(r.args))
 
 
 def _words(observation: str, task: str) -> set[str]:

@@ -59,6 +59,23 @@ def test_words_alone_never_fault_an_answer() -> None:
     assert gaps("Email Ann.", "Done.", [sent]) == []
 
 
+def test_a_result_a_later_call_took_its_argument_from_need_not_be_stated() -> None:
+    found = ToolResult(ToolCall("find_person", {"name": "Ann Lee"}),
+                       '{"name": "Ann Lee", "room": 12, "phone": "+1 202 555 0199"}', ok=True)
+    sms = ToolResult(ToolCall("send_text", {"phone": "+1 202 555 0199", "text": "Hi"}),
+                     "Sent.", ok=True, args={"phone": "+1 202 555 0199", "text": "Hi"})
+    assert gaps("Text Ann Lee hi.", "I texted Ann Lee.", [found, sms]) == []
+    assert gaps("Text Ann Lee hi.", "I texted Ann Lee.", [found]) == [
+        "states none of the values find_person returned"]  # nothing took its values
+    failed = ToolResult(sms.call, "Error: busy", ok=False, error="tool_error", args=sms.args)
+    assert gaps("Text Ann Lee hi.", "I texted Ann Lee.", [found, failed]) == [
+        "states none of the values find_person returned"]  # only a call that ran counts
+    again = ToolResult(ToolCall("find_person", {"name": "Ann Lee"}), found.observation, ok=True,
+                       args={"name": "Ann Lee"})  # the task's own words are not passed on
+    assert gaps("Text Ann Lee hi.", "I texted Ann Lee.", [found, again]) == [
+        "states none of the values find_person returned"]
+
+
 def test_each_tool_must_be_represented_by_one_of_its_values() -> None:
     lines = ToolResult(ToolCall("file_info", {"path": "a.md"}), "a.md: 786 lines, 5441 bytes",
                        ok=True)
