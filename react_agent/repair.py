@@ -69,7 +69,7 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ARITHMETIC = re.compile(r"[-+(\d.][\d.\s()+\-*/%]*[\d.)]")
 _OPERATOR = re.compile(r"[\d.)]\s*(?:[-+*/%])")
-_NOT_ARITHMETIC = re.compile(r"\d-\d|[\d.)]\s+[-+][\d.(]")  # 2024-05-17, 15-25; [1 -2]
+_NOT_ARITHMETIC = re.compile(r"\d-\d|[\d.)]\s+[-+][\d.(]")  # 2030-01-02, 10-20; [1 -2]
 _NUMBER = JSON_NUMBER
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
@@ -275,13 +275,13 @@ def _skip_trailing_ellipsis(raw: str, i: int, stack: list[str], last: str) -> in
 
 
 def _arithmetic(raw: str, i: int) -> tuple[str, int, str] | None:
-    """A value written as arithmetic on numbers (``3 * 1000``, ``(12500 + 187.5) * 0.05``) at
+    """A value written as arithmetic on numbers (``3 * 1000``, ``(40 + 2.5) * 4``) at
     ``i``, computed by :func:`~react_agent.calculator.evaluate` (floats to 12 significant
     digits, so ``0.1 * 3`` is 0.3): ``(JSON number, end, the repair in words)``.
 
     ``None`` for a plain number, for anything that does not end where a value ends (``,``
-    ``}`` ``]``), for a ``-`` between digits without spaces (a date ``2024-05-17`` or a range
-    ``15-25`` is not a subtraction) and for a sign glued to the next number only (``[1 -2]``
+    ``}`` ``]``), for a ``-`` between digits without spaces (a date ``2030-01-02`` or a range
+    ``10-20`` is not a subtraction) and for a sign glued to the next number only (``[1 -2]``
     is two values with a comma missing).
     """
     m = _ARITHMETIC.match(raw, i)
