@@ -139,9 +139,16 @@ def run_batch(
     out: str | os.PathLike[str],
     make_agent: Callable[[BatchTask], Agent],
     progress: Callable[[int, int, BatchTask, dict[str, Any] | None], Any] | None = None,
+    fresh_model: bool = True,
 ) -> BatchReport:
     """Run each task not yet in ``out`` with a fresh ``make_agent(task)`` and append its record
     (the turns of a conversation run in one chat of that agent).
+
+    With ``fresh_model`` (the default), the agent's model is reset before each task when it has
+    a ``reset()`` method (the embedded model forgets its KV cache), so a task gets the replies a
+    freshly loaded model gives, whatever ran before it: results do not depend on the order of
+    the tasks, and a task run on its own replays exactly. It costs reading each task's system
+    prompt again.
 
     ``progress(done, total, task, record)`` is called before each task (``record`` ``None``) and
     after it. A record holds ``id``, ``shape``, ``task``, ``status``, ``final_answer``,
@@ -162,6 +169,9 @@ def run_batch(
                 progress(number - 1, len(todo), task, None)
             started = time.perf_counter()
             agent = make_agent(task)
+            reset = getattr(agent.model, "reset", None) if fresh_model else None
+            if callable(reset):
+                reset()
             results = []
             if not task.turns:
                 results.append(agent.run(task.task))

@@ -107,6 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", metavar="RESULTS.jsonl",
                      help="with --tasks: where results go (default: FILE.results.jsonl); tasks "
                           "already there are skipped")
+    run.add_argument("--fresh-model", action=argparse.BooleanOptionalAction, default=True,
+                     help="with --tasks: reset the model before each task (the embedded model's "
+                          "KV cache), so no task's replies depend on the task before it "
+                          "(default: on)")
 
     chat = sub.add_parser("chat", parents=[agent],
                           help="talk with the agent over several turns (/reset, /save, /exit)")
@@ -230,7 +234,8 @@ def _run_tasks(args: argparse.Namespace) -> int:
         def make_agent(task: BatchTask) -> Agent:  # fresh tools: side effects start clean
             return session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
 
-        report = run_batch(tasks, out, make_agent, progress=_show_progress)
+        report = run_batch(tasks, out, make_agent, progress=_show_progress,
+                           fresh_model=args.fresh_model)
     print(file=sys.stderr)
     if report.skipped:
         print(f"{report.skipped} task(s) already in {out} were skipped.")

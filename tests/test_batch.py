@@ -215,3 +215,25 @@ def test_a_results_line_cut_short_by_a_crash_does_not_stop_the_batch(tmp_path: P
     assert report.skipped == 1  # task 1 was done; task 2 was cut short and runs again
     assert [r["id"] for r in read_records(out)] == ["1", "2"]
     assert len(out.read_bytes().splitlines()) == 3  # the cut-short line stays on its own
+
+
+class _CachingModel(ScriptedModel):
+    """A scripted model with the optional ``reset()`` of a model that keeps a cache."""
+
+    def __init__(self, replies: list[str]) -> None:
+        super().__init__(replies)
+        self.resets: list[int] = []  # how many calls had been made at each reset
+
+    def reset(self) -> None:
+        self.resets.append(len(self.calls))
+
+
+@pytest.mark.parametrize(("fresh", "resets"), [(True, [0, 1]), (False, [])])
+def test_the_model_is_reset_before_each_task(tmp_path: Path, fresh: bool,
+                                             resets: list[int]) -> None:
+    final = '{"thought": "t", "action": {"final_answer": "ok"}}'
+    model = _CachingModel([final, final])
+    report = run_batch([BatchTask("1", "one"), BatchTask("2", "two")], tmp_path / "r.jsonl",
+                       lambda task: Agent(model), fresh_model=fresh)
+    assert [r["final_answer"] for r in report.records] == ["ok", "ok"]
+    assert model.resets == resets

@@ -30,6 +30,8 @@ class ChatModel(Protocol):
       generated, then one :class:`ModelReply` for the whole reply (with usage);
     - ``acomplete(messages)`` / ``astream(messages)``: the same for asyncio;
     - ``count_tokens(text) -> int``: exact token counts (else characters / 4 is assumed);
+    - ``reset()``: forget state carried between requests (a KV cache), so the next reply is a
+      freshly loaded model's; :func:`react_agent.batch.run_batch` calls it before each task;
     - ``accepts_schema = True``: ``complete``/``stream`` take ``schema=`` (the JSON Schema of a
       valid reply, see :mod:`react_agent.constrain`) and ``strict=`` (fail rather than fall back
       to plain prompting when the backend cannot constrain decoding).

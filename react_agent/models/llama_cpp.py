@@ -40,7 +40,8 @@ class LlamaCppModel:
 
     The model loads on the first :meth:`complete` (or :meth:`load`). llama.cpp reuses its KV cache
     for the common prefix of consecutive requests, so an append-only history only pays for the
-    new tokens of each step.
+    new tokens of each step; :meth:`reset` forgets it (a fresh model's replies, for runs that
+    must not depend on each other).
 
     Raises:
         ConfigError: llama-cpp-python or the weights are not installed, or the file is not a GGUF.
@@ -156,6 +157,19 @@ class LlamaCppModel:
             completion = len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
             prompt = max(0, self._llama.n_tokens - completion)
         yield ModelReply(text, prompt or None, completion, finish)
+
+    def reset(self) -> None:
+        """Forget the KV cache, so the next reply is the one a freshly loaded model gives.
+
+        llama.cpp reuses the cached prefix of the previous request; the tokens after it are then
+        evaluated in other batches than a fresh evaluation would use, which changes the logits by
+        rounding, and a greedy reply can differ (seen: a task's first reply depended on the task
+        run before it). After ``reset`` the whole next prompt is evaluated from position 0, at
+        the cost of reading it again. Does nothing before the model is loaded.
+        """
+        with self._lock:
+            if self._llama is not None:
+                self._llama.reset()
 
     def count_tokens(self, text: str) -> int:
         """Exact number of tokens of ``text`` for this model."""

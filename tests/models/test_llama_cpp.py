@@ -151,3 +151,20 @@ def test_the_readme_main_job_on_a_cpu_whose_fast_path_dies(gguf_path, tmp_path) 
     assert "Thought:" in done.stdout and "Observation:" in done.stdout
     final = [line for line in done.stdout.splitlines() if line.startswith("Final answer")]
     assert final and "111" in final[0]
+
+
+def test_reset_gives_the_reply_of_a_freshly_loaded_model(embedded_model, gguf_path) -> None:
+    """After another request and ``reset()``, the KV cache is empty and a reply is the one a
+    freshly loaded model gives (``run --tasks`` resets before each task)."""
+    from react_agent.models import LlamaCppModel
+
+    system = {"role": "system", "content": "You answer in one short sentence."}
+    first = [system, {"role": "user", "content": "What colour is the sky on a clear day?"}]
+    second = [system, {"role": "user", "content": "What do bees make?"}]
+    embedded_model.max_tokens = 24
+    embedded_model.complete(first)
+    assert embedded_model._llama.n_tokens > 0
+    embedded_model.reset()
+    assert embedded_model._llama.n_tokens == 0
+    after_reset = embedded_model.complete(second).text
+    assert after_reset == LlamaCppModel(gguf_path, max_tokens=24).complete(second).text
