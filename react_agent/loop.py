@@ -91,7 +91,7 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
         while actions < budget:
             step = Step(index=len(run.steps) + 1)
             may_review = setup.config.review_answer != "off" and bool(run.tool_calls)
-            schema = _retry_schema(setup) if failures or _broke_schema(run) else setup.schema
+            schema = setup.schema if not failures else _retry_schema(setup)
             reply = yield from _ask(run, step, schema, answer_tokens=not may_review)
             try:
                 parsed = _read(setup, run, step, reply)
@@ -178,17 +178,6 @@ def _retry_schema(setup: Setup) -> dict[str, Any]:
     where the backend can enforce it, a model that broke the format (seen: a thought with no
     action, four times in a row, until ``parse_errors``) is held to it for that reply."""
     return setup.schema or reply_schema(setup.shown)
-
-
-def _broke_schema(run: RunResult) -> bool:
-    """Whether the last step's calls broke the tools' schemas (an unknown tool, invalid
-    arguments) or sent a failed call again unchanged: the next reply is then held to the reply
-    schema like the one after an unusable reply, so where the backend can enforce it the model
-    can only name a real tool with arguments of the right names and types, or answer (seen: a
-    call with two unknown arguments sent again unchanged until ``loop_detected``)."""
-    last = run.steps[-1].results if run.steps else []
-    return any(r.error in ("unknown_tool", "invalid_args")
-               or (r.error == "repeated" and not _succeeded(run, r.call)) for r in last)
 
 
 def _send_parse_error(

@@ -1509,36 +1509,3 @@ def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call()
     assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
     assert sent == []
     assert [r.error for r in result.steps[1].results] == ["ungrounded"]
-
-
-@pytest.mark.parametrize(
-    ("first", "held"),
-    [
-        (act("get_wether", city="Rome"), True),  # an unknown tool
-        (act("get_weather", town="Rome"), True),  # an unknown argument
-        (act("get_weather", city="Atlantis"), False),  # the tool raised: the call was valid
-        (act("get_weather", city="Paris"), False),
-    ],
-)
-def test_the_reply_after_a_call_that_broke_the_schema_is_held_to_it(
-    toolbox: Toolbox, first: str, held: bool
-) -> None:
-    _, model = run(toolbox, [first, act("get_weather", city="Rome"), final("24 °C.")])
-    assert model.schemas[0] is None and model.schemas[2] is None
-    assert model.schemas[1] == (Agent(model, toolbox).reply_schema if held else None)
-
-
-def test_a_failed_call_sent_again_holds_the_next_reply_to_the_schema(toolbox: Toolbox) -> None:
-    again = act("get_weather", city="Atlantis")
-    result, model = run(toolbox, [again, again, act("get_weather", city="Rome"), final("24.")])
-    assert result.steps[1].results[0].error == "repeated"
-    assert model.schemas[:2] == [None, None]  # a tool's own error: the call itself was valid
-    assert model.schemas[2] == Agent(model, toolbox).reply_schema
-    assert model.schemas[3] is None
-
-
-def test_a_successful_call_sent_again_leaves_the_next_reply_free(toolbox: Toolbox) -> None:
-    again = act("get_weather", city="Paris")
-    result, model = run(toolbox, [again, again, again, final("18 °C.")])
-    assert result.steps[2].results[0].error == "repeated"  # the third in a row is refused
-    assert model.schemas == [None, None, None, None]
