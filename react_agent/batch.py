@@ -31,6 +31,7 @@ from typing import Any
 from . import checks
 from .agent import Agent
 from .errors import ConfigError
+from .models.base import fresh_state
 from .persist import append_json_lines, read_json_lines, write_json_line
 from .types import RunResult
 
@@ -169,9 +170,8 @@ def run_batch(
                 progress(number - 1, len(todo), task, None)
             started = time.perf_counter()
             agent = make_agent(task)
-            reset = getattr(agent.model, "reset", None) if fresh_model else None
-            if callable(reset):
-                reset()
+            if fresh_model:
+                fresh_state(agent.model)
             results = []
             if not task.turns:
                 results.append(agent.run(task.task))

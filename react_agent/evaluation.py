@@ -30,6 +30,7 @@ from .batch import read_records
 from .errors import ConfigError, ModelError, ToolDefinitionError
 from .events import ParseFailed, ReplyParsed, RunFinished, RunStarted
 from .invoker import clean_args
+from .models.base import fresh_state
 from .persist import append_json_lines, read_json_lines, write_json_line
 from .toolbox import Toolbox
 from .types import JSON_TYPES, Step
@@ -218,7 +219,9 @@ def run_eval(
     settings (earlier runs included: a changed setting scores the items again). A record:
     ``id``, ``category``, ``question``, ``settings``, ``raw_output``, ``calls``,
     ``final_answer``, ``parse_error``, ``stage``, ``correct``, ``reason``, ``tools_shown``,
-    ``prompt_tokens``, ``completion_tokens``, ``seconds``."""
+    ``prompt_tokens``, ``completion_tokens``, ``seconds``. The model is reset before each item
+    (:func:`react_agent.models.base.fresh_state`), so an item scores the same in a whole run, a
+    ``--category`` run or a resumed one."""
     items = list(items)
     settings = dict(settings or {})
     records = scored(items, out, settings)
@@ -230,7 +233,9 @@ def run_eval(
                 progress(number - 1, len(todo), item, None)
             toolbox = toolbox_from_specs(item.tools)
             started = time.perf_counter()
-            turn = first_turn(make_agent(toolbox), item.question)
+            agent = make_agent(toolbox)
+            fresh_state(agent.model)  # each item as on a freshly loaded model, in any order
+            turn = first_turn(agent, item.question)
             step, calls = turn.step, turn.calls
             correct, reason = score(step, item.expected, toolbox, calls)
             record = {

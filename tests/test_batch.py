@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import ResettableModel
 
 from react_agent import Agent, ConfigError, Toolbox
 from react_agent.batch import BatchTask, load_tasks, read_records, run_batch, summary_table
@@ -217,22 +218,11 @@ def test_a_results_line_cut_short_by_a_crash_does_not_stop_the_batch(tmp_path: P
     assert len(out.read_bytes().splitlines()) == 3  # the cut-short line stays on its own
 
 
-class _CachingModel(ScriptedModel):
-    """A scripted model with the optional ``reset()`` of a model that keeps a cache."""
-
-    def __init__(self, replies: list[str]) -> None:
-        super().__init__(replies)
-        self.resets: list[int] = []  # how many calls had been made at each reset
-
-    def reset(self) -> None:
-        self.resets.append(len(self.calls))
-
-
 @pytest.mark.parametrize(("fresh", "resets"), [(True, [0, 1]), (False, [])])
 def test_the_model_is_reset_before_each_task(tmp_path: Path, fresh: bool,
                                              resets: list[int]) -> None:
     final = '{"thought": "t", "action": {"final_answer": "ok"}}'
-    model = _CachingModel([final, final])
+    model = ResettableModel([final, final])
     report = run_batch([BatchTask("1", "one"), BatchTask("2", "two")], tmp_path / "r.jsonl",
                        lambda task: Agent(model), fresh_model=fresh)
     assert [r["final_answer"] for r in report.records] == ["ok", "ok"]

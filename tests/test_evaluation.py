@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import ResettableModel
 
 from react_agent import Agent, ConfigError, Step, ToolCall
 from react_agent.cli import main
@@ -207,3 +208,13 @@ def test_a_made_up_tool_is_named_in_the_reason() -> None:
     step, calls = first(act(("get_capital", {"country": "Italy"})))
     assert score(step, None, toolbox_from_specs([WEATHER]), calls) == (
         False, "called get_capital (not one of the tools); none fits")
+
+
+def test_the_model_is_reset_before_each_item(tmp_path: Path) -> None:
+    """Each item is scored as on a freshly loaded model: whatever ran before it, a category or
+    a resumed run scores it the same."""
+    items = load_suite(SUITE)[:3]
+    model = ResettableModel(['{"thought": "t", "action": {"final_answer": "Hi"}}'] * 3)
+    records = run_eval(items, tmp_path / "r.jsonl",
+                       lambda toolbox: Agent(model, toolbox, max_steps=1))
+    assert len(records) == 3 and model.resets == [0, 1, 2]

@@ -7,7 +7,7 @@ from typing import Protocol, runtime_checkable
 
 from ..types import Message, ModelReply
 
-__all__ = ["STOP_SEQUENCES", "ChatModel", "Message", "ModelReply"]
+__all__ = ["STOP_SEQUENCES", "ChatModel", "Message", "ModelReply", "fresh_state"]
 
 STOP_SEQUENCES = ("\nObservation:", '\n{"thought"', "\n(the tool result", "\nUser:")
 """Where generation stops: small models go on to invent the observation and the next step after
@@ -31,7 +31,7 @@ class ChatModel(Protocol):
     - ``acomplete(messages)`` / ``astream(messages)``: the same for asyncio;
     - ``count_tokens(text) -> int``: exact token counts (else characters / 4 is assumed);
     - ``reset()``: forget state carried between requests (a KV cache), so the next reply is a
-      freshly loaded model's; :func:`react_agent.batch.run_batch` calls it before each task;
+      freshly loaded model's; `run --tasks` and `eval` call it before each task or item;
     - ``accepts_schema = True``: ``complete``/``stream`` take ``schema=`` (the JSON Schema of a
       valid reply, see :mod:`react_agent.constrain`) and ``strict=`` (fail rather than fall back
       to plain prompting when the backend cannot constrain decoding).
@@ -42,3 +42,11 @@ class ChatModel(Protocol):
         """The model's name, for messages and traces (read-only: a plain attribute works too)."""
 
     def complete(self, messages: Sequence[Message]) -> ModelReply: ...
+
+
+def fresh_state(model: object) -> None:
+    """Call ``model.reset()`` when the model has one (the embedded model forgets its KV cache),
+    so its next reply is the one a freshly loaded model gives; other models are left alone."""
+    reset = getattr(model, "reset", None)
+    if callable(reset):
+        reset()
