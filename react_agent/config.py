@@ -70,9 +70,8 @@ class AgentConfig:
     draft in a run that called tools; ``"off"``: never. Measured on the embedded 1.5B model in
     the README, "Finishing multi-step tasks"."""
     ground_contacts: bool = True
-    """Do not run a call whose arguments hold an email address, a phone number or (in an
-    argument named for a person, such as ``name`` or ``customer``) a name found in neither the
-    task, the system prompt nor any tool result so far; the model is told to look it up
+    """Do not run a call whose arguments hold an email address or phone number found in neither
+    the task, the system prompt nor any tool result so far; the model is told to look it up
     (:func:`react_agent.grounding.ungrounded`)."""
     best_effort_answer: bool = True
     """When ``max_steps`` is used up, ask the model once more for a final answer only (from

@@ -1,9 +1,8 @@
 """Is a tool call tied to the task? A check on the values a call carries, before it runs.
 
 Small models make contact details up: an email sent to a guessed address, a text to a number
-from nowhere, an order search for a customer called "John Doe". :func:`ungrounded` finds an
-address, phone number or person's name that neither the task nor any tool result holds, so the
-loop refuses the call until the value is looked up.
+from nowhere. :func:`ungrounded` finds an address or phone number that neither the task nor any
+tool result holds, so the loop refuses the call until the value is looked up.
 """
 
 from __future__ import annotations
@@ -18,11 +17,6 @@ from .types import ToolCall, ToolResult
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
-PERSON_ARGUMENTS = frozenset({
-    "name", "full_name", "person", "person_name", "customer", "customer_name", "contact",
-    "contact_name", "recipient", "recipient_name",
-})
-"""Argument names that hold a person's name: their value must come from the task or a result."""
 
 
 def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None:
@@ -31,11 +25,8 @@ def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None
     the tool results so far): a small model makes such values up instead of looking them up
     (seen: an email sent to a guessed address). The refusal names the addresses or numbers
     that ``found`` holds (the task and the successful tool results), closest first, so a model
-    that looked the value up but kept its guess sees which one to use. The value of an argument
-    named for a person (:data:`PERSON_ARGUMENTS`: ``name``, ``customer``, ...) is refused the
-    same way when ``known`` does not hold it (case ignored; seen: an order search for a made-up
-    "John Doe" instead of the order id the task gave, a placeholder "客户姓名", a name the model
-    shortened). ``None`` when every such value is grounded."""
+    that looked the value up but kept its guess sees which one to use. ``None`` when every such
+    value is grounded."""
     known_mail = known.casefold()
     known_digits = [re.sub(r"\D", "", m) for m in _PHONE.findall(known)]
     for where, text in strings(call.args):
@@ -49,15 +40,7 @@ def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None
                 numbers = [p.strip() for p in _PHONE.findall(found)
                            if len(re.sub(r"\D", "", p)) >= 7 and not _DATE.search(p)]
                 return _not_grounded(call, where, phone, "number", numbers)
-        name = text.strip()
-        if _argument(where) in PERSON_ARGUMENTS and name and name.casefold() not in known_mail:
-            return _not_grounded(call, where, name, "name", [])
     return None
-
-
-def _argument(where: str) -> str:
-    """The argument name at the end of a path from :func:`strings` (``a.b[2]`` -> ``b``)."""
-    return where.rsplit(".", 1)[-1].split("[")[0].casefold()
 
 
 def _not_grounded(

@@ -20,15 +20,9 @@ from react_agent.types import ToolCall
         ({"to": ["a@b.co", "c@d.co"]}, "mail a@b.co", "c@d.co"),
         ({"order_id": "A-1042", "date": "2024-05-17"}, "Where is order 1042?", None),
         ({"amount": 1234567}, "convert it", None),  # numbers are not contact values
-        ({"customer": "Jane Roe"}, "Where is my order 1042?", "Jane Roe"),
-        ({"name": "Bob Marketing"}, "Text Bob from Marketing.", "Bob Marketing"),
-        ({"name": "bob"}, "Text Bob from Marketing.", None),
-        ({"customer": " 王芳 "}, '[{"customer": "王芳"}]', None),
-        ({"filter": {"contact_name": "Ann"}}, "Find Bo's orders", "Ann"),
-        ({"query": "Jane Roe"}, "Search the shop", None),  # not an argument named for a person
     ],
 )
-def test_made_up_addresses_numbers_and_names_are_not_sent(args: dict[str, Any], known: str,
+def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known: str,
                                                     refused: str | None) -> None:
     result = ungrounded(ToolCall("send", args), known)
     if refused is None:
@@ -37,6 +31,5 @@ def test_made_up_addresses_numbers_and_names_are_not_sent(args: dict[str, Any], 
         assert result is not None and result.error == "ungrounded" and not result.ok
         assert f"{refused!r}" in result.observation
         assert "look it up with a tool first" in result.observation
-        kind = "an address" if "@" in refused else "a number" if refused[-1].isdigit() \
-            else "a name"
+        kind = "an address" if "@" in refused else "a number"
         assert f"Do not make up {kind}:" in result.observation
