@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
              "script than the task or states none of the tools' values; always; off",
     )
     agent.add_argument(
+        "--answer-floor", type=_answer_floor, default=AgentConfig.answer_floor, metavar="P|off",
+        help="until a tool is called, give the final answer when the embedded model rates it at "
+             f"least P likely where it chooses its action (default {AgentConfig.answer_floor}; "
+             "off: always the likelier branch)",
+    )
+    agent.add_argument(
         "--yes", action="store_true",
         help="approve every call of tools marked requires_approval (default: ask y/N each time)",
     )
@@ -167,6 +173,19 @@ def build_parser() -> argparse.ArgumentParser:
     parse = sub.add_parser("parse", help="show what the parser extracts from a raw model reply")
     parse.add_argument("file", help="a file holding the reply, or - for standard input")
     return parser
+
+
+def _answer_floor(text: str) -> float | None:
+    """``--answer-floor``: a probability in (0, 1], or ``off``."""
+    if text == "off":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a probability in (0, 1] or off, got {text!r}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -394,7 +413,7 @@ class _Session:
     def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
-            review_answer=self.args.review,
+            review_answer=self.args.review, answer_floor=self.args.answer_floor,
             constrained=self.args.constrained, routing=self.args.routing,
         )
         approver = _approve_all if self.args.yes else _ask_user

@@ -78,6 +78,10 @@ class Printer:
         elif isinstance(event, ReplyParsed):
             if event.reply.thought:
                 self._line("thought", "Thought", event.reply.thought)
+            if event.step.answer_taken:
+                self._line("thought", "Answer floor", "the model gave the final answer "
+                           f"{event.step.answer_probability or 0:.0%} of the probability where "
+                           "it chose its action; taking it instead of a tool call")
             for call in event.reply.tool_calls:
                 args = json.dumps(call.args, ensure_ascii=False)
                 self._line("action", "Action", f"{call.name} {args}")

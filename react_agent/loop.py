@@ -92,7 +92,8 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
             step = Step(index=len(run.steps) + 1)
             may_review = setup.config.review_answer != "off" and bool(run.tool_calls)
             schema = setup.schema if not failures else _retry_schema(setup)
-            reply = yield from _ask(run, step, schema, answer_tokens=not may_review)
+            floor = setup.config.answer_floor if not run.tool_calls else None
+            reply = yield from _ask(run, step, schema, not may_review, floor)
             try:
                 parsed = _read(setup, run, step, reply)
             except OutputParseError as exc:
@@ -125,10 +126,11 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
 
 
 def _ask(
-    run: RunResult, step: Step, schema: dict[str, Any] | None, answer_tokens: bool = True
+    run: RunResult, step: Step, schema: dict[str, Any] | None, answer_tokens: bool = True,
+    answer_floor: float | None = None,
 ) -> Generator[Request, Any, ModelReply]:
     """One model call: request it, record the step and the assistant message."""
-    reply = yield from _query(run.messages, step, schema, answer_tokens)
+    reply = yield from _query(run.messages, step, schema, answer_tokens, answer_floor)
     run.steps.append(step)
     run.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
     yield ModelCallFinished(step)
@@ -136,11 +138,12 @@ def _ask(
 
 
 def _query(
-    messages: list[Message], step: Step, schema: dict[str, Any] | None, answer_tokens: bool = True
+    messages: list[Message], step: Step, schema: dict[str, Any] | None, answer_tokens: bool = True,
+    answer_floor: float | None = None,
 ) -> Generator[Request, Any, ModelReply]:
     """Announce a model call on ``messages`` and request it; the reply (errors thrown in)."""
     yield ModelCallStarted(step.index, len(messages), sum(len(m["content"]) for m in messages))
-    reply: ModelReply = yield Query(messages, step, schema, answer_tokens)
+    reply: ModelReply = yield Query(messages, step, schema, answer_tokens, answer_floor)
     return reply
 
 

@@ -27,12 +27,15 @@ from .types import Message, ModelReply, Step
 class Query:
     """The loop needs the model's reply to ``messages`` (recorded on ``step``), constrained to
     ``schema`` where the backend can; ``answer_tokens``: stream a final answer in the reply as
-    ``AnswerToken`` events (not for a draft that a review call may replace)."""
+    ``AnswerToken`` events (not for a draft that a review call may replace); ``answer_floor``:
+    take the final answer when the model gives it this probability (backends with
+    ``accepts_answer_floor``, see :mod:`react_agent.models.answer_floor`)."""
 
     messages: list[Message]
     step: Step
     schema: dict[str, Any] | None = None
     answer_tokens: bool = True
+    answer_floor: float | None = None
 
 
 class ModelCall:
@@ -42,7 +45,10 @@ class ModelCall:
     def __init__(self, model: ChatModel, query: Query, constrained: str) -> None:
         self.model, self.step, self.messages = model, query.step, query.messages
         accepts = query.schema is not None and getattr(model, "accepts_schema", False)
-        self.options = {"schema": query.schema, "strict": constrained == "on"} if accepts else {}
+        self.options: dict[str, Any] = (
+            {"schema": query.schema, "strict": constrained == "on"} if accepts else {})
+        if query.answer_floor is not None and getattr(model, "accepts_answer_floor", False):
+            self.options["answer_floor"] = query.answer_floor
         self.answer = FinalAnswerStream() if query.answer_tokens else None
         self.started = time.perf_counter()
 
@@ -60,6 +66,8 @@ class ModelCall:
         self.step.prompt_tokens = reply.prompt_tokens
         self.step.completion_tokens = reply.completion_tokens
         self.step.finish_reason = reply.finish_reason
+        self.step.answer_probability = reply.answer_probability
+        self.step.answer_taken = reply.answer_taken
         return reply
 
     def timed(self) -> None:

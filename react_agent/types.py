@@ -62,12 +62,18 @@ class ModelReply:
         prompt_tokens: tokens the backend counted in the prompt (``None`` if it did not say).
         completion_tokens: tokens generated (``None`` if unknown).
         finish_reason: the backend's stop reason (``"stop"``, ``"length"``, ...) if known.
+        answer_probability: the probability (0-1) the model gave the final answer where the
+            reply chose its action, when the request set an ``answer_floor``
+            (:mod:`react_agent.models.answer_floor`); ``None`` if not measured.
+        answer_taken: the floor chose the final answer against the most likely token.
     """
 
     text: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
+    answer_probability: float | None = None
+    answer_taken: bool = False
 
 
 @dataclass
@@ -157,6 +163,8 @@ class Step:
         review: the extra model call that checked the draft final answer against the task
             (``AgentConfig.review_answer``); its final answer, if usable, is the run's.
         review_reasons: why the draft was reviewed, in words (on the review step).
+        answer_probability, answer_taken: as in :class:`ModelReply` (the final answer's
+            probability where the reply chose its action; whether ``answer_floor`` took it).
     """
 
     index: int
@@ -172,6 +180,8 @@ class Step:
     best_effort: bool = False
     review: bool = False
     review_reasons: list[str] = field(default_factory=list)
+    answer_probability: float | None = None
+    answer_taken: bool = False
 
     @property
     def thought(self) -> str | None:
@@ -210,6 +220,7 @@ class Step:
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "finish_reason": self.finish_reason, "best_effort": self.best_effort,
             "review": self.review, "review_reasons": self.review_reasons,
+            "answer_probability": self.answer_probability, "answer_taken": self.answer_taken,
         }
 
     @classmethod
@@ -231,6 +242,8 @@ class Step:
             finish_reason=data.get("finish_reason"), best_effort=bool(data.get("best_effort")),
             review=bool(data.get("review")),
             review_reasons=list(data.get("review_reasons") or []),
+            answer_probability=data.get("answer_probability"),
+            answer_taken=bool(data.get("answer_taken")),
         )
 
 

@@ -1509,3 +1509,49 @@ def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call()
     assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
     assert sent == []
     assert [r.error for r in result.steps[1].results] == ["ungrounded"]
+
+
+# -- the answer floor ---------------------------------------------------------------------------
+class FloorModel(ScriptedModel):
+    """A scripted backend that takes ``answer_floor=`` (as the embedded model does): each call's
+    floor is kept in ``floors``; its replies report a measured probability when one was set."""
+
+    accepts_answer_floor = True
+
+    def __init__(self, replies: Sequence[str]) -> None:
+        super().__init__(replies)
+        self.floors: list[float | None] = []
+
+    def complete(  # type: ignore[override]
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False, answer_floor: float | None = None,
+    ) -> ModelReply:
+        self.floors.append(answer_floor)
+        reply = super().complete(messages, schema, strict)
+        if answer_floor is None:
+            return reply
+        return ModelReply(reply.text, reply.prompt_tokens, reply.completion_tokens,
+                          reply.finish_reason, answer_probability=0.2, answer_taken=True)
+
+
+def test_the_answer_floor_is_asked_for_until_a_tool_is_called(toolbox: Toolbox) -> None:
+    model = FloorModel(["not json", act("get_weather", "Paris.", city="Paris"),
+                        final("18 °C in Paris.")])
+    result = Agent(model, toolbox, review_answer="off").run(TASK)
+    assert model.floors == [0.035, 0.035, None]  # the retry after an unusable reply too
+    first, call, answer = result.steps
+    assert (first.answer_probability, first.answer_taken) == (0.2, True)
+    assert (answer.answer_probability, answer.answer_taken) == (None, False)
+    assert call.to_dict()["answer_probability"] == 0.2
+    assert Step.from_dict(call.to_dict()).answer_taken
+
+
+def test_the_answer_floor_can_be_set_or_turned_off(toolbox: Toolbox) -> None:
+    model = FloorModel([final("Hello.")])
+    Agent(model, toolbox, answer_floor=0.2).run("Hi!")
+    assert model.floors == [0.2]
+    model = FloorModel([final("Hello.")])
+    Agent(model, toolbox, answer_floor=None).run("Hi!")
+    assert model.floors == [None]
+    with pytest.raises(ConfigError, match="answer_floor"):
+        AgentConfig(answer_floor=1.5)

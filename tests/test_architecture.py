@@ -25,7 +25,8 @@ ORDER = [
     # 3. reading replies, running tools, routing; the model backends
     "scan", "repair", "envelope", "placeholders", "parser",
     "invoker", "constrain", "routing", "builtin_tools", "memory",
-    "models.base", "models.scripted", "models.weights", "models.cpu_probe", "models.llama_cpp",
+    "models.base", "models.scripted", "models.weights", "models.cpu_probe", "models.answer_floor",
+    "models.llama_cpp",
     "models.llama_server", "models.openai_chat", "models",
     # 4. events and options
     "events", "config",

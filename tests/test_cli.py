@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from react_agent import ConfigError, OutputParseError, Toolbox, __version__, parse_reply
-from react_agent.cli import load_toolbox, main
+from react_agent.cli import build_parser, load_toolbox, main
 from react_agent.trace import read_trace
 
 UNREACHABLE = "http://127.0.0.1:9/v1"
@@ -702,3 +702,16 @@ def test_serve_in_front_of_a_server(fault_server: Any) -> None:
     assert call["function"] == {"name": "add", "arguments": '{"a": 2, "b": 3}'}
     assert f"Serving fault-model at http://127.0.0.1:{port}/v1" in err
     assert proc.returncode in (0, -signal.SIGINT)
+
+
+@pytest.mark.parametrize(("given", "floor"), [([], 0.035), (["--answer-floor", "0.2"], 0.2),
+                                              (["--answer-floor", "off"], None)])
+def test_the_answer_floor_option(given: list[str], floor: float | None) -> None:
+    assert build_parser().parse_args(["run", "Hi", *given]).answer_floor == floor
+
+
+@pytest.mark.parametrize("bad", ["0", "1.5", "high"])
+def test_a_bad_answer_floor_is_refused(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "Hi", "--answer-floor", bad])
+    assert "expected a probability in (0, 1] or off" in capsys.readouterr().err

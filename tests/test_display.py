@@ -11,6 +11,7 @@ import pytest
 from react_agent import Agent, ModelError, OutputParseError, Toolbox, parse_reply
 from react_agent.display import Printer, summary
 from react_agent.models import ScriptedModel
+from react_agent.types import ModelReply
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -174,3 +175,21 @@ def test_a_resumed_run_says_so() -> None:
     lines = out.getvalue().splitlines()
     assert lines[:2] == ["Task: task", "Resuming: after 1 step of the saved run"]
 
+
+
+def test_a_final_answer_taken_by_the_answer_floor_says_so() -> None:
+    class Floored(ScriptedModel):  # a backend whose floor took the final answer
+        accepts_answer_floor = True
+
+        def complete(self, messages, schema=None, strict=False, answer_floor=None):  # type: ignore[no-untyped-def, override]
+            reply = super().complete(messages, schema, strict)
+            return ModelReply(reply.text, answer_probability=0.21, answer_taken=True)
+
+    reply = '{"thought": "No tool fits.", "action": {"final_answer": "Bonjour."}}'
+    lines = print_run(Agent(Floored([reply]), Toolbox()), io.StringIO()).splitlines()
+    assert lines[1:4] == [
+        "Thought: No tool fits.",
+        "Answer floor: the model gave the final answer 21% of the probability where it chose "
+        "its action; taking it instead of a tool call",
+        "Final answer: Bonjour.",
+    ]

@@ -7,11 +7,14 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ModelError
 from ..types import Message, ModelReply
 from .base import STOP_SEQUENCES
+
+if TYPE_CHECKING:
+    from .answer_floor import AnswerFloor
 from .cpu_probe import Verdict, decide
 from .weights import Progress, default_model_path
 
@@ -67,7 +70,12 @@ class LlamaCppModel:
         self.extra_buffer_types = extra_buffer_types
         self.verdict: Verdict | None = None
         self._llama: Any = None
+        self._final_ids: frozenset[int] | None = None
         self._lock = threading.Lock()
+
+    accepts_answer_floor = True
+    """``complete``/``stream`` take ``answer_floor=``: the reply gives the final answer when the
+    model gives that branch at least this probability (:mod:`.answer_floor`)."""
 
     accepts_schema = True
     """``complete``/``stream`` take ``schema=``: llama.cpp then decodes under a grammar built
@@ -103,18 +111,21 @@ class LlamaCppModel:
 
     def complete(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
-        strict: bool = False,
+        strict: bool = False, answer_floor: float | None = None,
     ) -> ModelReply:
         """The reply to ``messages``; with ``schema`` (a JSON Schema), decoding is constrained
-        to it (``strict`` changes nothing here: llama.cpp always supports it).
+        to it (``strict`` changes nothing here: llama.cpp always supports it); with
+        ``answer_floor`` (0-1], the reply gives the final answer where the model gives that
+        branch at least this probability (:class:`.answer_floor.AnswerFloor`).
 
         Raises:
             ModelError: the conversation no longer fits the context window.
         """
         with self._lock:  # one llama context: one request at a time
             self.load()
+            floor = self._floor(answer_floor)
             try:
-                out = self._llama.create_chat_completion(**self._request(messages, schema))
+                out = self._llama.create_chat_completion(**self._request(messages, schema, floor))
             except ValueError as exc:  # llama-cpp-python reports context overflow this way
                 raise self._overflow(exc) from exc
         choice = out["choices"][0]
@@ -124,15 +135,18 @@ class LlamaCppModel:
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
             finish_reason=choice.get("finish_reason"),
+            answer_probability=floor.probability if floor else None,
+            answer_taken=bool(floor and floor.taken),
         )
 
     def stream(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
-        strict: bool = False,
+        strict: bool = False, answer_floor: float | None = None,
     ) -> Iterator[str | ModelReply]:
         """The reply's text pieces as llama.cpp generates them, then the whole
-        :class:`ModelReply`. llama.cpp does not report usage when streaming: the tokens are
-        counted from the context (prompt = tokens in context - generated).
+        :class:`ModelReply` (``schema`` and ``answer_floor`` as in :meth:`complete`). llama.cpp
+        does not report usage when streaming: the tokens are counted from the context
+        (prompt = tokens in context - generated).
 
         Raises:
             ModelError: the conversation no longer fits the context window.
@@ -141,9 +155,10 @@ class LlamaCppModel:
         finish: str | None = None
         with self._lock:
             self.load()
+            floor = self._floor(answer_floor)
             try:
                 for chunk in self._llama.create_chat_completion(
-                    **self._request(messages, schema), stream=True
+                    **self._request(messages, schema, floor), stream=True
                 ):
                     choice = chunk["choices"][0]
                     finish = choice.get("finish_reason") or finish
@@ -156,7 +171,8 @@ class LlamaCppModel:
             text = "".join(parts)
             completion = len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
             prompt = max(0, self._llama.n_tokens - completion)
-        yield ModelReply(text, prompt or None, completion, finish)
+        yield ModelReply(text, prompt or None, completion, finish,
+                         floor.probability if floor else None, bool(floor and floor.taken))
 
     def reset(self) -> None:
         """Forget the KV cache, so the next reply is the one a freshly loaded model gives.
@@ -178,7 +194,8 @@ class LlamaCppModel:
             return len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
 
     def _request(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        floor: AnswerFloor | None = None,
     ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "messages": list(messages), "temperature": self.temperature,
@@ -186,7 +203,26 @@ class LlamaCppModel:
         }
         if schema is not None:
             request["response_format"] = {"type": "json_object", "schema": schema}
+        if floor is not None:
+            request["logits_processor"] = [floor]
         return request
+
+    def _floor(self, answer_floor: float | None) -> AnswerFloor | None:
+        """A fresh :class:`AnswerFloor` for one reply (``None`` without a floor). The tokens
+        that begin ``final_answer`` are found once per model, from its vocabulary."""
+        if answer_floor is None:
+            return None
+        from .answer_floor import AnswerFloor, final_key_tokens  # numpy: the local extra
+
+        if self._final_ids is None:
+            llama = self._llama
+            self._final_ids = final_key_tokens(
+                (i, llama.detokenize([i]).decode("utf-8", "ignore"))
+                for i in range(llama.n_vocab()))
+        return AnswerFloor(answer_floor, self._text, self._final_ids)
+
+    def _text(self, tokens: Sequence[int]) -> str:
+        return str(self._llama.detokenize(list(tokens)).decode("utf-8", "ignore"))
 
     def _overflow(self, exc: ValueError) -> ModelError:
         return ModelError(

@@ -168,3 +168,21 @@ def test_reset_gives_the_reply_of_a_freshly_loaded_model(embedded_model, gguf_pa
     assert embedded_model._llama.n_tokens == 0
     after_reset = embedded_model.complete(second).text
     assert after_reset == LlamaCppModel(gguf_path, max_tokens=24).complete(second).text
+
+
+def test_the_answer_floor_decides_at_the_action_and_leaves_the_thought(embedded_model) -> None:
+    """The floor acts at the one token where the first reply chooses its action: a floor below
+    any probability turns the greedy tool call into a final answer after the same thought, and
+    the reply reports the final answer's (small) probability there."""
+    from react_agent.evaluation import first_turn
+
+    task = spec("seed002-walkthrough-beijing")["user"]
+    greedy = first_turn(Agent(embedded_model, seed002, answer_floor=None), task)
+    embedded_model.reset()
+    forced = first_turn(Agent(embedded_model, seed002, answer_floor=1e-12), task)
+    assert greedy.calls and greedy.step.final_answer is None
+    assert greedy.step.answer_probability is None and not greedy.step.answer_taken
+    assert forced.step.final_answer and not forced.calls
+    assert forced.step.answer_taken and 0 < (forced.step.answer_probability or 0) < 0.5
+    thought = greedy.step.raw_output.split('"action"')[0]
+    assert forced.step.raw_output.split('"action"')[0] == thought
