@@ -76,9 +76,8 @@ class AnswerFloor:
         _, action, after = reply.partition('"action"')
         if not action:
             return scores
-        if len("".join(after.split())) > len(':{"'):  # past that token: nothing more to do
-            self._done = True
-        if not ACTION_BRANCH.search(reply):
+        if not ACTION_BRANCH.search(reply):  # before that token, or past it (a list of calls)
+            self._done = len("".join(after.split())) > len(':{"')
             return scores
         self._done = True
         logits = scores.astype(np.float64)
