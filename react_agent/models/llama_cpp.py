@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError, ModelError
 from ..types import Message, ModelReply
 from .base import STOP_SEQUENCES
+from .cpu_probe import Verdict, decide
+from .weights import Progress, default_model_path
 
 if TYPE_CHECKING:
     from .answer_floor import AnswerFloor
-from .cpu_probe import Verdict, decide
-from .weights import Progress, default_model_path
 
 _PARAMS_LOCK = threading.Lock()
 
