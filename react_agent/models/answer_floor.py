@@ -58,7 +58,7 @@ class AnswerFloor:
     def __init__(
         self, floor: float, detokenize: Callable[[Sequence[int]], str], final_ids: frozenset[int],
     ) -> None:
-        self.floor, self.detokenize, self.final_set = floor, detokenize, final_ids
+        self.floor, self.detokenize = floor, detokenize
         self.final_ids = np.fromiter(sorted(final_ids), dtype=np.intp)
         self.prompt_tokens: int | None = None
         self.probability: float | None = None
@@ -84,8 +84,8 @@ class AnswerFloor:
         p = np.exp(logits - logits.max())
         p /= p.sum()
         self.probability = float(p[self.final_ids].sum())
-        if self.probability < self.floor or int(np.argmax(scores)) in self.final_set:
-            return scores
+        if self.probability < self.floor or scores[self.final_ids].max() >= scores.max():
+            return scores  # below the floor, or the final answer is the likeliest anyway
         self.taken = True
         forced = np.full_like(scores, -np.inf)
         forced[self.final_ids] = scores[self.final_ids]
