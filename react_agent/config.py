@@ -82,6 +82,13 @@ class AgentConfig:
     it; ``None`` turns it off. 0.035 lies between the probabilities measured on the development
     half of ``examples/tasks``: at most 0.016 in tasks that need a tool, at least 0.08 in those
     that need none (README, "Finishing multi-step tasks")."""
+    answer_on_repeat: bool = True
+    """A reply that only asks again for calls whose results the run already has (a small model
+    copies its previous reply) is set aside, not run; the model is asked again in the same
+    context for the final answer, under the final-answer schema where the backend constrains
+    decoding. Once per run; without it (``False``), or when the next reply is no final answer,
+    repeats are answered with a warning, then ``loop_detected`` (``max_repeats``). Measured in
+    the README, "Finishing multi-step tasks"."""
     best_effort_answer: bool = True
     """When ``max_steps`` is used up, ask the model once more for a final answer only (from
     ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""

@@ -18,6 +18,7 @@ from .events import (
     ModelCallFinished,
     ModelToken,
     ParseFailed,
+    RepeatSetAside,
     ReplyParsed,
     RunFinished,
     RunStarted,
@@ -99,6 +100,10 @@ class Printer:
             if event.draft:
                 self._line("thought", "Review", "the draft answer " +
                            " and ".join(event.reasons) + "; asking again in a focused call")
+        elif isinstance(event, RepeatSetAside):
+            self._line("thought", "Repeat", "the run already has the results of "
+                       f"{_count(len(event.step.tool_calls), 'call')}; not run again, asking for "
+                       "the final answer instead")
         elif isinstance(event, LoopBroken):
             self._line("thought", "Loop", "the model repeats calls whose results it already has;"
                        " asking for the final answer in a focused call")

@@ -136,6 +136,14 @@ class LoopBroken:
 
 
 @dataclass(frozen=True)
+class RepeatSetAside:
+    """``step`` only asked again for calls whose results the run already had: they are not run,
+    and the next reply is asked for as a final answer (``AgentConfig.answer_on_repeat``)."""
+
+    step: Step
+
+
+@dataclass(frozen=True)
 class HistoryCompressed:
     """A conversation summarised its oldest ``turns`` turns before the next one, shrinking the
     history from ``tokens_before`` to ``tokens_after`` (``error`` set if summarising failed and
@@ -158,7 +166,7 @@ class RunFinished:
 Event = (
     RunStarted | ModelCallStarted | ModelToken | AnswerToken | ModelCallFinished | ReplyParsed
     | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | LoopBroken
-    | HistoryCompressed | RunFinished
+    | RepeatSetAside | HistoryCompressed | RunFinished
 )
 
 

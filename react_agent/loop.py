@@ -14,6 +14,7 @@ follows the seed tutorial "百行代码从零手搓Agent".
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import json
 from collections.abc import Generator, Iterator
@@ -32,6 +33,7 @@ from .events import (
     ModelCallStarted,
     ObservationSent,
     ParseFailed,
+    RepeatSetAside,
     ReplyParsed,
     RunFinished,
     RunStarted,
@@ -88,12 +90,15 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
                      resumed_steps=len(run.steps))
     try:
         actions = failures = 0
+        answer_next = False  # the reply before was set aside as a repeat
         while actions < budget:
             step = Step(index=len(run.steps) + 1)
             may_review = setup.config.review_answer != "off" and bool(run.tool_calls)
             schema = setup.schema if not failures else _retry_schema(setup)
+            schema = FINAL_ANSWER_SCHEMA if answer_next else schema
             floor = setup.config.answer_floor if not run.tool_calls else None
             reply = yield from _ask(run, step, schema, not may_review, floor)
+            answer_next = False
             try:
                 parsed = _read(setup, run, step, reply)
             except OutputParseError as exc:
@@ -101,6 +106,8 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
                 yield from _send_parse_error(setup, run, step, exc, failures)
                 continue
             failures, actions = 0, actions + 1
+            earlier = _repeated(setup, run, parsed)
+            step.repeat = earlier is not None
             yield ReplyParsed(step, parsed)
             if parsed.final_answer is not None:
                 run.final_answer = parsed.final_answer
@@ -110,6 +117,10 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
                     step = yield from _review(setup, run, reasons)
                 yield FinalAnswer(step, run.final_answer)
                 raise _Stop("final_answer")
+            if earlier is not None:
+                yield from _set_aside(run, step, earlier)
+                answer_next = True
+                continue
             yield from _act(setup, run, step, parsed.tool_calls)
         used = f"{budget} step" if budget == 1 else f"all {budget} steps"
         run.error = f"The run used {used} without a final answer."
@@ -260,9 +271,34 @@ LOOP_REASON = "repeated calls whose results it already had, after being told so"
 """The review reason of a focused final-answer call made instead of ``loop_detected``."""
 
 
-def _succeeded(run: RunResult, call: ToolCall) -> bool:
+def _succeeded(run: RunResult, call: ToolCall) -> ToolResult | None:
+    """The latest successful result of exactly ``call`` in the run so far, or ``None``."""
     key = _signature(call)
-    return any(r.ok and _signature(r.call) == key for r in run.tool_results)
+    return next((r for r in reversed(run.tool_results) if r.ok and _signature(r.call) == key),
+                None)
+
+
+def _repeated(setup: Setup, run: RunResult, parsed: Reply) -> list[ToolResult] | None:
+    """The results the run already has for each call of ``parsed`` if it is a repeat to set
+    aside (``AgentConfig.answer_on_repeat``; once per run), else ``None``."""
+    if not setup.config.answer_on_repeat or any(s.repeat for s in run.steps):
+        return None
+    earlier = [_succeeded(run, c) for c in parsed.tool_calls]
+    return [r for r in earlier if r] if earlier and all(earlier) else None
+
+
+def _set_aside(run: RunResult, step: Step, earlier: list[ToolResult]) -> Iterator[Event]:
+    """Keep the repeat ``step`` with the results the run already had (``earlier``, one per
+    call; here with error ``"set_aside"``) without running its calls, and leave it out of the
+    history. Seen on the embedded 1.5B model: after a result it needs, it copies its previous
+    reply, and after a repeat warning copies it again until ``loop_detected``; asked once more
+    in the same context for a final answer (the next reply, under
+    :data:`FINAL_ANSWER_SCHEMA`), it answers from the result."""
+    step.tool_calls = [r.call for r in earlier]
+    step.results = [dataclasses.replace(r, ok=False, error="set_aside", seconds=0.0)
+                    for r in earlier]
+    run.messages.pop()
+    yield RepeatSetAside(step)
 
 
 def _grounds(run: RunResult) -> tuple[str, str]:
@@ -400,7 +436,8 @@ def repeated_results(steps: list[Step], max_repeats: int) -> list[ToolResult] | 
     cycle = len(calls) >= 4 and calls[-1] == calls[-3] and calls[-2] == calls[-4] != last
     if not (same_in_a_row or cycle):
         return None
-    previous = [s for s in steps if s.tool_calls and s.results and _step_signature(s) == last]
+    previous = [s for s in steps if s.tool_calls and s.results and not s.repeat
+                and _step_signature(s) == last]
     return previous[-1].results if previous else None
 
 
@@ -411,7 +448,7 @@ def failed_before(steps: list[Step], call: ToolCall) -> ToolResult | None:
     key = _signature(call)
     for step in reversed(steps):
         for result in step.results:
-            if _signature(result.call) == key and result.error != "repeated":
+            if _signature(result.call) == key and result.error not in ("repeated", "set_aside"):
                 return result if result.error not in (None, "timeout") else None
     return None
 

@@ -13,7 +13,8 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
   ``final_answer``, or ``parse_error`` (the problem) when the reply was unusable;
   ``assistant_message`` (what the history kept of the reply) and ``feedback`` (the message
   sent back for an unusable reply); ``best_effort`` for the extra call after ``max_steps``,
-  ``review`` for the call that checked the draft final answer, with ``review_reasons`` (why).
+  ``review`` for the call that checked the draft final answer, with ``review_reasons`` (why),
+  ``repeat`` for a reply set aside as a repeat (not run, not in the history).
 - ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
   ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
 - ``observation``: ``step``, ``message`` (the user message that carried the step's
@@ -44,6 +45,7 @@ from .events import (
     ModelCallStarted,
     ObservationSent,
     ParseFailed,
+    RepeatSetAside,
     ReplyParsed,
     RunFinished,
     RunStarted,
@@ -100,7 +102,7 @@ class TraceWriter:
                 seconds=round(step.model_seconds, 6), prompt_tokens=step.prompt_tokens,
                 completion_tokens=step.completion_tokens, finish_reason=step.finish_reason,
                 best_effort=step.best_effort, review=step.review,
-                review_reasons=step.review_reasons, **parsed,
+                review_reasons=step.review_reasons, repeat=step.repeat, **parsed,
             )
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())
@@ -182,8 +184,8 @@ def _rebuild(records: list[dict[str, Any]]) -> RunResult:
         {"role": "user", "content": start["task"]},
     ]
     for step in ordered:
-        if step.best_effort or step.review:
-            continue
+        if step.best_effort or step.review or step.repeat:
+            continue  # not in the history
         record = calls[step.index]
         kept = record.get("assistant_message") or strip_reasoning(step.raw_output)
         messages.append({"role": "assistant", "content": kept})
@@ -226,6 +228,9 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
             yield ParseFailed(step, step.error or "")
         else:
             yield ReplyParsed(step, step.reply)
+            if step.repeat:
+                yield RepeatSetAside(step)
+                continue
             for call in step.tool_calls:
                 yield ToolStarted(step, call)
             for tool_result in step.results:

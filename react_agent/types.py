@@ -86,7 +86,9 @@ class ToolResult:
         ok: the tool ran and returned.
         error: ``None``, or the failure kind: ``"unknown_tool"``, ``"invalid_args"``,
             ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``, ``"ungrounded"``
-            (an email address or phone number found in neither the task nor a tool result).
+            (an email address or phone number found in neither the task nor a tool result),
+            ``"set_aside"`` (a repeat not run and not sent: ``observation`` is the earlier
+            result; see ``Step.repeat``).
         args: the arguments after cleaning (what the tool was called with).
         cleaning: what the cleaning changed, in words (e.g. ``"stripped spaces from city"``).
         seconds: wall time of the tool call.
@@ -165,6 +167,10 @@ class Step:
         review_reasons: why the draft was reviewed, in words (on the review step).
         answer_probability, answer_taken: as in :class:`ModelReply` (the final answer's
             probability where the reply chose its action; whether ``answer_floor`` took it).
+        repeat: the reply only asked again for calls whose results the run already had; they
+            were not run (``results`` hold the earlier results, with error ``"set_aside"``), the
+            reply was left out of the history and the next reply was asked for as a final
+            answer (``AgentConfig.answer_on_repeat``).
     """
 
     index: int
@@ -182,6 +188,7 @@ class Step:
     review_reasons: list[str] = field(default_factory=list)
     answer_probability: float | None = None
     answer_taken: bool = False
+    repeat: bool = False
 
     @property
     def thought(self) -> str | None:
@@ -221,6 +228,7 @@ class Step:
             "finish_reason": self.finish_reason, "best_effort": self.best_effort,
             "review": self.review, "review_reasons": self.review_reasons,
             "answer_probability": self.answer_probability, "answer_taken": self.answer_taken,
+            "repeat": self.repeat,
         }
 
     @classmethod
@@ -243,7 +251,7 @@ class Step:
             review=bool(data.get("review")),
             review_reasons=list(data.get("review_reasons") or []),
             answer_probability=data.get("answer_probability"),
-            answer_taken=bool(data.get("answer_taken")),
+            answer_taken=bool(data.get("answer_taken")), repeat=bool(data.get("repeat")),
         )
 
 

@@ -39,13 +39,14 @@ from react_agent.events import (
     ModelToken,
     ObservationSent,
     ParseFailed,
+    RepeatSetAside,
     ReplyParsed,
     RunFinished,
     RunStarted,
     ToolFinished,
     ToolStarted,
 )
-from react_agent.loop import LOOP_REASON, failed_before
+from react_agent.loop import FINAL_ANSWER_SCHEMA, LOOP_REASON, failed_before
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
 
@@ -646,7 +647,7 @@ def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None
     toolbox, runs = _counting_toolbox()
     final = '{"thought": "ok", "action": {"final_answer": "value of a"}}'
     model = ScriptedModel([_call('{"key": "a"}')] * 3 + [final])
-    result = Agent(model, toolbox).run("task")
+    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
     assert runs == ["a", "a"]
     assert result.status == "final_answer"
     warning = result.steps[2].results[0]
@@ -657,7 +658,7 @@ def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None
 def test_a_loop_that_goes_on_after_the_warning_ends_the_run() -> None:
     toolbox, runs = _counting_toolbox()
     model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}')] * 4)
-    result = Agent(model, toolbox).run("task")
+    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
     assert result.status == "loop_detected"
     assert runs == ["a", "b", "a"]  # the 4th call (b again, an A-B-A-B cycle) is only warned
     loop, focused = result.steps[-2:]  # the 5th: b again; then a focused call for the answer
@@ -670,7 +671,7 @@ def test_a_loop_over_results_it_has_ends_in_a_focused_final_answer() -> None:
     toolbox, runs = _counting_toolbox()
     answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
     model = ScriptedModel([_call('{"key": "a"}')] * 4 + [answer])
-    events = list(Agent(model, toolbox).iter("task"))
+    events = list(Agent(model, toolbox, answer_on_repeat=False).iter("task"))
     result = events[-1].result
     assert (result.status, result.final_answer, runs) == ("final_answer", "value of a", ["a", "a"])
     assert [type(e) for e in events[-4:]] == [ModelCallFinished, ReplyParsed, FinalAnswer,
@@ -687,6 +688,43 @@ def test_a_loop_over_results_it_has_ends_in_a_focused_final_answer() -> None:
     off = Agent(ScriptedModel([_call('{"key": "a"}')] * 4), _counting_toolbox()[0],
                 review_answer="off").run("task")
     assert off.status == "loop_detected"
+
+
+def test_a_repeat_is_set_aside_and_the_final_answer_asked_for_in_the_same_context() -> None:
+    toolbox, runs = _counting_toolbox()
+    answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
+    model = ScriptedModel([_call('{"key": "a"}')] * 2 + [answer])
+    events = list(Agent(model, toolbox).iter("task"))
+    result = events[-1].result
+    assert (result.status, result.final_answer, runs) == ("final_answer", "value of a", ["a"])
+    repeat = result.steps[1]
+    assert repeat.repeat and [r.error for r in repeat.results] == ["set_aside"]
+    assert repeat.results[0].observation == "value of a" and not repeat.results[0].ok
+    assert [e.step for e in events if isinstance(e, RepeatSetAside)] == [repeat]
+    assert model.calls[2] == model.calls[1]  # the copy is not in the history the model sees
+    assert model.schemas == [None, None, FINAL_ANSWER_SCHEMA]  # constrained="off" otherwise
+    assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "user",
+                                                    "assistant"]
+    assert Step.from_dict(repeat.to_dict()).repeat and not result.steps[2].repeat
+
+
+def test_a_repeat_is_set_aside_once_per_run_and_only_when_every_call_repeats() -> None:
+    toolbox, runs = _counting_toolbox()
+    done = final("value of a")
+    both = '{"thought": "t", "action": [{"name": "lookup", "args": {"key": "a"}}, ' \
+        '{"name": "lookup", "args": {"key": "b"}}]}'
+    result = Agent(ScriptedModel([_call('{"key": "a"}'), both, done]), toolbox).run("task")
+    assert runs == ["a", "a", "b"] and not any(s.repeat for s in result.steps)
+    toolbox, runs = _counting_toolbox()  # the next reply is no final answer: it runs as usual
+    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [done])
+    result = Agent(model, toolbox).run("task")
+    assert [s.repeat for s in result.steps] == [False, True, False, False]
+    assert runs == ["a"] and result.final_answer == "value of a"  # the 3rd time: warned
+    assert "Do not repeat it" in model.calls[3][-1]["content"]
+    toolbox, runs = _counting_toolbox()
+    model = ScriptedModel([_call('{"key": "a"}')] * 2 + [done])
+    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
+    assert runs == ["a", "a"] and not any(s.repeat for s in result.steps)
 
 
 def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> None:

@@ -127,7 +127,7 @@ def test_replay_prints_a_broken_loop_as_the_live_run_did(tmp_path: Path) -> None
     answer = '{"thought": "Known.", "action": {"final_answer": "sunny"}}'
     live = io.StringIO()
     with TraceWriter(tmp_path / "t.jsonl") as trace:
-        result = Agent(ScriptedModel([paris] * 4 + [answer]), weather(),
+        result = Agent(ScriptedModel([paris] * 4 + [answer]), weather(), answer_on_repeat=False,
                        callbacks=[Printer(live), trace]).run(TASK)
     replayed = io.StringIO()
     for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
@@ -135,6 +135,27 @@ def test_replay_prints_a_broken_loop_as_the_live_run_did(tmp_path: Path) -> None
     assert result.status == "final_answer"
     assert replayed.getvalue() == live.getvalue()
     assert "Loop: the model repeats calls whose results it already has" in live.getvalue()
+
+
+def test_a_repeat_set_aside_is_replayed_and_left_out_of_a_rebuilt_history(
+    tmp_path: Path
+) -> None:
+    paris = '{"thought": "Again.", "action": {"name": "get_weather", "args": {"city": "Paris"}}}'
+    replies = [paris, paris, '{"thought": "Known.", "action": {"final_answer": "sunny"}}']
+    live = io.StringIO()
+    with TraceWriter(tmp_path / "t.jsonl") as trace:
+        result = Agent(ScriptedModel(replies), weather(), callbacks=[Printer(live), trace],
+                       review_answer="off").run(TASK)
+    replayed = io.StringIO()
+    for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
+        Printer(replayed)(event)
+    assert replayed.getvalue() == live.getvalue()
+    assert "Repeat: the run already has the results of 1 call" in live.getvalue()
+    assert [r["repeat"] for r in records(tmp_path / "t.jsonl") if r["type"] == "model_call"] \
+        == [False, True, False]
+    cut_after(tmp_path / "t.jsonl", 5)  # up to the repeat's record
+    [cut] = read_trace(tmp_path / "t.jsonl")
+    assert cut.messages == result.messages[:4] and [s.repeat for s in cut.steps] == [False, True]
 
 
 def cut_after(path: Path, kept: int) -> None:
