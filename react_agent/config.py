@@ -89,6 +89,14 @@ class AgentConfig:
     decoding. Once per run; without it (``False``), or when the next reply is no final answer,
     repeats are answered with a warning, then ``loop_detected`` (``max_repeats``). Measured in
     the README, "Finishing multi-step tasks"."""
+    hold_dependent_calls: bool = True
+    """In a reply that calls several different tools at once, a call with an argument value
+    that neither the user's messages nor any result so far states (:func:`react_agent.grounding.
+    unstated`: an amount made up before the lookup that gives it, an address written as a
+    description, a message's text) is not run yet: the other calls run, the reply is kept in
+    the history without it (``Step.held_calls`` keeps it) and the observation says it was not
+    run. If every call would wait, all run. Measured in the README, "Finishing multi-step
+    tasks"."""
     best_effort_answer: bool = True
     """When ``max_steps`` is used up, ask the model once more for a final answer only (from
     ``prompts/final_answer.md``); the status stays ``max_steps`` and ``best_effort`` is set."""

@@ -86,6 +86,10 @@ class Printer:
             for call in event.reply.tool_calls:
                 args = json.dumps(call.args, ensure_ascii=False)
                 self._line("action", "Action", f"{call.name} {args}")
+            for call in event.step.held_calls:
+                args = json.dumps(call.args, ensure_ascii=False)
+                self._line("thought", "Held", f"{call.name} {args} (values stated neither by the "
+                           "user nor by a result yet; not run)")
         elif isinstance(event, ToolFinished):
             text = event.result.observation
             if len(text) > self.max_observation_chars:

@@ -3,6 +3,8 @@
 Small models make contact details up: an email sent to a guessed address, a text to a number
 from nowhere. :func:`ungrounded` finds an address or phone number that neither the task nor any
 tool result holds, so the loop refuses the call until the value is looked up.
+:func:`unstated` finds any argument value the user's messages and the results do not state, so
+a call sent beside the lookup it depends on waits for that lookup's result.
 """
 
 from __future__ import annotations
@@ -41,6 +43,47 @@ def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None
                            if len(re.sub(r"\D", "", p)) >= 7 and not _DATE.search(p)]
                 return _not_grounded(call, where, phone, "number", numbers)
     return None
+
+
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def unstated(call: ToolCall, said: str, parameters: dict[str, Any] | None = None) -> list[str]:
+    """The argument values of ``call`` that ``said`` (what the user said and the tools returned)
+    does not state: a string of 4 characters or more that it does not hold (ignoring case), a
+    number it does not hold other than a whole number up to 10 (a count or an option such as
+    ``days=3``), unless the value is one of the argument's ``enum`` in ``parameters`` (the
+    tool's JSON Schema). Seen in a reply of several calls: an amount to convert made up before
+    the lookup that gives it, an address written as "The customer's email"."""
+    text = said.casefold()
+    numbers = {float(n.replace(",", "")) for n in _NUMBER.findall(said)}
+    props = (parameters or {}).get("properties", {})
+    missing = []
+    for name, value in call.args.items():
+        spec = props.get(name)
+        allowed = spec.get("enum", []) if isinstance(spec, dict) else []
+        for leaf in _leaves(value):
+            if leaf in allowed or isinstance(leaf, bool):
+                continue
+            if isinstance(leaf, (int, float)):
+                if float(leaf) not in numbers and not (float(leaf).is_integer() and
+                                                       abs(leaf) <= 10):
+                    missing.append(str(leaf))
+            elif len(leaf.strip()) > 3 and leaf.strip().casefold() not in text:
+                missing.append(leaf)
+    return missing
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    """The strings and numbers in ``value`` (parsed JSON), at any depth."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, (str, int, float)):
+        yield value
 
 
 def _not_grounded(

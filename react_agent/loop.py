@@ -40,7 +40,7 @@ from .events import (
     ToolFinished,
     ToolStarted,
 )
-from .grounding import ungrounded
+from .grounding import ungrounded, unstated
 from .invoker import argument_for_bare_value, call_example
 from .model_io import Query
 from .parser import parse_error, parse_reply, strip_reasoning
@@ -106,8 +106,8 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
                 yield from _send_parse_error(setup, run, step, exc, failures)
                 continue
             failures, actions = 0, actions + 1
-            earlier = _repeated(setup, run, parsed)
-            step.repeat = earlier is not None
+            step.repeat = (earlier := _repeated(setup, run, parsed)) is not None
+            parsed = parsed if earlier else _hold_back(setup, run, step, parsed)
             yield ReplyParsed(step, parsed)
             if parsed.final_answer is not None:
                 run.final_answer = parsed.final_answer
@@ -258,6 +258,9 @@ def _act(
     for result in step.results:
         yield ToolFinished(step, result)
     observations = observation_message(step.results, run.task)
+    if step.held_calls:
+        names = ", ".join(dict.fromkeys(c.name for c in step.held_calls))
+        observations += "\n" + prompts.render("held", names=names)
     run.messages.append({"role": "user", "content": observations})
     yield ObservationSent(step, observations)
 
@@ -299,6 +302,44 @@ def _set_aside(run: RunResult, step: Step, earlier: list[ToolResult]) -> Iterato
                     for r in earlier]
     run.messages.pop()
     yield RepeatSetAside(step)
+
+
+def _hold_back(setup: Setup, run: RunResult, step: Step, parsed: Reply) -> Reply:
+    """``parsed`` without the calls that wait for results (``AgentConfig.hold_dependent_calls``):
+    in a reply calling several different tools, those with argument values that neither the
+    user's messages nor any result so far states (:func:`~react_agent.grounding.unstated`).
+    They are kept on ``step.held_calls``; the reply as run replaces it in the history, so the
+    model is not shown the made-up values to copy. Seen on the embedded 1.5B model: a weather
+    lookup sent together with the conversion of a temperature it guessed, an order lookup with
+    an email to "The customer's email"."""
+    calls = parsed.tool_calls
+    if not setup.config.hold_dependent_calls or len({c.name for c in calls}) < 2:
+        return parsed
+    said = _said(run)
+    held = [c for c in calls if unstated(c, said, _parameters(setup.toolbox, c.name))]
+    if not held or len(held) == len(calls):
+        return parsed
+    keep = [c for c in calls if c not in held]
+    action: Any = [c.to_dict() for c in keep] if len(keep) > 1 else keep[0].to_dict()
+    source = json.dumps({"thought": parsed.thought or "", "action": action}, ensure_ascii=False)
+    run.messages[-1] = {"role": "assistant", "content": source}
+    step.held_calls, step.reply = held, dataclasses.replace(parsed, tool_calls=keep,
+                                                            source=source)
+    return step.reply
+
+
+def _parameters(toolbox: Toolbox, name: str) -> dict[str, Any] | None:
+    tool = toolbox.get(name)
+    return tool.parameters if tool else None
+
+
+def _said(run: RunResult) -> str:
+    """What the user said (the user's messages, not the observation messages, which echo the
+    calls) and what the tools returned (the successful results)."""
+    echoed = {observation_message(s.results, run.task) for s in run.steps if s.results}
+    user = [m["content"] for m in run.messages if m["role"] == "user"
+            and not any(m["content"].startswith(e) for e in echoed)]
+    return "\n".join([*user, *(r.observation for r in run.tool_results if r.ok)])
 
 
 def _grounds(run: RunResult) -> tuple[str, str]:

@@ -14,7 +14,8 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
   ``assistant_message`` (what the history kept of the reply) and ``feedback`` (the message
   sent back for an unusable reply); ``best_effort`` for the extra call after ``max_steps``,
   ``review`` for the call that checked the draft final answer, with ``review_reasons`` (why),
-  ``repeat`` for a reply set aside as a repeat (not run, not in the history).
+  ``repeat`` for a reply set aside as a repeat (not run, not in the history), ``held_calls``
+  for calls of the reply that waited for results (not run; ``tool_calls`` holds the others).
 - ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
   ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
 - ``observation``: ``step``, ``message`` (the user message that carried the step's
@@ -102,7 +103,8 @@ class TraceWriter:
                 seconds=round(step.model_seconds, 6), prompt_tokens=step.prompt_tokens,
                 completion_tokens=step.completion_tokens, finish_reason=step.finish_reason,
                 best_effort=step.best_effort, review=step.review,
-                review_reasons=step.review_reasons, repeat=step.repeat, **parsed,
+                review_reasons=step.review_reasons, repeat=step.repeat,
+                held_calls=[c.to_dict() for c in step.held_calls], **parsed,
             )
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())

@@ -167,6 +167,9 @@ class Step:
         review_reasons: why the draft was reviewed, in words (on the review step).
         answer_probability, answer_taken: as in :class:`ModelReply` (the final answer's
             probability where the reply chose its action; whether ``answer_floor`` took it).
+        held_calls: calls of the reply that were not run yet, because they carried values
+            stated nowhere (``AgentConfig.hold_dependent_calls``); ``tool_calls`` and the
+            history hold the others.
         repeat: the reply only asked again for calls whose results the run already had; they
             were not run (``results`` hold the earlier results, with error ``"set_aside"``), the
             reply was left out of the history and the next reply was asked for as a final
@@ -188,6 +191,7 @@ class Step:
     review_reasons: list[str] = field(default_factory=list)
     answer_probability: float | None = None
     answer_taken: bool = False
+    held_calls: list[ToolCall] = field(default_factory=list)
     repeat: bool = False
 
     @property
@@ -228,7 +232,7 @@ class Step:
             "finish_reason": self.finish_reason, "best_effort": self.best_effort,
             "review": self.review, "review_reasons": self.review_reasons,
             "answer_probability": self.answer_probability, "answer_taken": self.answer_taken,
-            "repeat": self.repeat,
+            "held_calls": [c.to_dict() for c in self.held_calls], "repeat": self.repeat,
         }
 
     @classmethod
@@ -252,6 +256,8 @@ class Step:
             review_reasons=list(data.get("review_reasons") or []),
             answer_probability=data.get("answer_probability"),
             answer_taken=bool(data.get("answer_taken")), repeat=bool(data.get("repeat")),
+            held_calls=[ToolCall(c["name"], c.get("args") or {})
+                        for c in data.get("held_calls") or []],
         )
 
 

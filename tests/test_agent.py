@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import asyncio
+import io
 import json
 import signal
 import time
@@ -30,6 +31,7 @@ from react_agent import (
     parse_reply,
     prompts,
 )
+from react_agent.display import Printer
 from react_agent.events import (
     AnswerToken,
     FinalAnswer,
@@ -725,6 +727,73 @@ def test_a_repeat_is_set_aside_once_per_run_and_only_when_every_call_repeats() -
     model = ScriptedModel([_call('{"key": "a"}')] * 2 + [done])
     result = Agent(model, toolbox, answer_on_repeat=False).run("task")
     assert runs == ["a", "a"] and not any(s.repeat for s in result.steps)
+
+
+def _weather_and_units() -> tuple[Toolbox, list[str]]:
+    ran: list[str] = []
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def get_weather(city: str) -> str:
+        """Current weather."""
+        ran.append(f"weather {city}")
+        return '{"temperature_c": 27.8}'
+
+    @toolbox.tool
+    def convert(value: float, unit: str) -> str:
+        """Convert a temperature."""
+        ran.append(f"convert {value}")
+        return f"{value * 9 / 5 + 32:.2f} {unit}"
+
+    return toolbox, ran
+
+
+def _action(*calls: str) -> str:
+    return '{"thought": "t", "action": [' + ", ".join(calls) + "]}"
+
+
+WEATHER = '{"name": "get_weather", "args": {"city": "Shenzhen"}}'
+
+
+def test_a_call_with_values_nobody_stated_waits_for_the_results_of_the_others() -> None:
+    toolbox, ran = _weather_and_units()
+    guessed = '{"name": "convert", "args": {"value": 22.8, "unit": "F"}}'
+    model = ScriptedModel([_action(WEATHER, guessed),
+                           _action('{"name": "convert", "args": {"value": 27.8, "unit": "F"}}'),
+                           final("27.8 °C is 82.04 °F.")])
+    printed = io.StringIO()
+    result = Agent(model, toolbox, review_answer="off", callbacks=[Printer(printed)]).run(
+        "Shenzhen in Fahrenheit?")
+    assert ran == ["weather Shenzhen", "convert 27.8"]
+    assert 'Held: convert {"value": 22.8, "unit": "F"} (values stated neither' in \
+        printed.getvalue()
+    first = result.steps[0]
+    assert first.tool_calls == [ToolCall("get_weather", {"city": "Shenzhen"})]
+    assert first.held_calls == [ToolCall("convert", {"value": 22.8, "unit": "F"})]
+    assert "22.8" in first.raw_output  # the reply as written stays on the step
+    sent = model.calls[1]
+    assert "22.8" not in sent[2]["content"] and "get_weather" in sent[2]["content"]
+    assert "Not run yet: convert" in sent[3]["content"]
+    assert Step.from_dict(first.to_dict()).held_calls == first.held_calls
+
+
+@pytest.mark.parametrize(
+    ("calls", "options"),
+    [
+        ([WEATHER, '{"name": "get_weather", "args": {"city": "Nowhere Else"}}'], {}),  # one tool
+        (['{"name": "convert", "args": {"value": 22.8, "unit": "F"}}',
+          '{"name": "get_weather", "args": {"city": "Guessed City"}}'], {}),  # all would wait
+        ([WEATHER, '{"name": "convert", "args": {"value": 22.8, "unit": "F"}}'],
+         {"hold_dependent_calls": False}),
+    ],
+    ids=["same-tool", "all-unstated", "off"],
+)
+def test_no_call_waits_in_these_replies(calls: list[str], options: dict[str, Any]) -> None:
+    toolbox, ran = _weather_and_units()
+    model = ScriptedModel([_action(*calls), final("done")])
+    result = Agent(model, toolbox, review_answer="off", **options).run("Shenzhen in Fahrenheit?")
+    assert len(ran) == 2 and result.steps[0].held_calls == []
+    assert "Not run yet" not in model.calls[1][-1]["content"]
 
 
 def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> None:
@@ -1543,7 +1612,8 @@ def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call()
     both = json.dumps({"thought": "t", "action": [
         {"name": "find_person", "args": {"person": "Ann Lee"}}, guess]})
     replies = [both, act("send_email", to="ann@example.com", body="hi"), final("Done.")]
-    result = Agent(ScriptedModel(replies), tb, review_answer="off").run("Email Ann Lee: hi")
+    result = Agent(ScriptedModel(replies), tb, review_answer="off",
+                   hold_dependent_calls=False).run("Email Ann Lee: hi")  # both run at once
     assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
     assert sent == []
     assert [r.error for r in result.steps[1].results] == ["ungrounded"]

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from react_agent.grounding import ungrounded
+from react_agent.grounding import ungrounded, unstated
 from react_agent.types import ToolCall
 
 
@@ -33,3 +33,25 @@ def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known:
         assert "look it up with a tool first" in result.observation
         kind = "an address" if "@" in refused else "a number"
         assert f"Do not make up {kind}:" in result.observation
+
+
+@pytest.mark.parametrize(
+    ("args", "said", "missing"),
+    [
+        ({"value": 22.8, "unit": "°F"}, '{"temperature_c": 27.8}', ["22.8"]),
+        ({"value": 27.8, "unit": "°F"}, '{"temperature_c": 27.8}', []),
+        ({"amount": 12500, "days": 3}, "Send 12,500 yen.", []),  # 3: a count, not a value
+        ({"amount": 12687.5}, "Send 12,500 yen plus 1.5%.", ["12687.5"]),
+        ({"to": "The customer's email"}, "Mail the customer of order A-1063.",
+         ["The customer's email"]),
+        ({"city": "berlin", "loud": True}, "Weather in Berlin?", []),  # any case; no bools
+        ({"to": ["a@b.co", "c@d.co"]}, "mail a@b.co", ["c@d.co"]),
+        ({"units": "fahrenheit"}, "in F please", []),  # one of the argument's enum
+        ({"text": "Sorry, running late", "to": "Bo"}, "Tell Bo we are late.",
+         ["Sorry, running late"]),  # a message's text is never stated
+    ],
+)
+def test_unstated_lists_the_values_nobody_stated(args: dict[str, Any], said: str,
+                                                 missing: list[str]) -> None:
+    schema = {"type": "object", "properties": {"units": {"enum": ["celsius", "fahrenheit"]}}}
+    assert unstated(ToolCall("tool", args), said, schema) == missing

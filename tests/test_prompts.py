@@ -23,6 +23,7 @@ TEMPLATE_FILES = sorted((REPO / "prompts").glob("*.md"))
 SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "system": {"tools": "- sample_tool: SAMPLE TOOL TEXT", "instructions": "SAMPLE-INSTRUCTIONS"},
     "observation": {"observation": "SAMPLE-OBSERVATION", "task": "SAMPLE-TASK"},
+    "held": {"names": "SAMPLE-NAMES"},
     "parse_error": {"problem": "SAMPLE-PROBLEM"},
     "parse_error_again": {"count": "SAMPLE-COUNT", "problem": "SAMPLE-PROBLEM",
                           "hint": "SAMPLE-HINT"},

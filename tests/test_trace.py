@@ -158,6 +158,32 @@ def test_a_repeat_set_aside_is_replayed_and_left_out_of_a_rebuilt_history(
     assert cut.messages == result.messages[:4] and [s.repeat for s in cut.steps] == [False, True]
 
 
+def test_a_held_call_is_replayed_and_left_out_of_a_rebuilt_history(tmp_path: Path) -> None:
+    tb = weather()
+
+    @tb.tool
+    def send_text(to: str, text: str) -> str:
+        """Send a text message."""
+        return f"sent to {to}"
+
+    both = json.dumps({"thought": "Both.", "action": [
+        {"name": "get_weather", "args": {"city": "Paris"}},
+        {"name": "send_text", "args": {"to": "Bo", "text": "Paris is 20 °C"}}]})
+    replies = [both, '{"thought": "Known.", "action": {"final_answer": "18 °C"}}']
+    live = io.StringIO()
+    with TraceWriter(tmp_path / "t.jsonl") as trace:
+        result = Agent(ScriptedModel(replies), tb, callbacks=[Printer(live), trace],
+                       review_answer="off").run("Weather in Paris? Text it to Bo.")
+    replayed = io.StringIO()
+    for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
+        Printer(replayed)(event)
+    assert replayed.getvalue() == live.getvalue() and "Held: send_text" in live.getvalue()
+    cut_after(tmp_path / "t.jsonl", 4)  # up to the first step's observation
+    [cut] = read_trace(tmp_path / "t.jsonl")
+    assert cut.messages == result.messages[:4] and "20 °C" not in cut.messages[2]["content"]
+    assert [c.name for c in cut.steps[0].held_calls] == ["send_text"]
+
+
 def cut_after(path: Path, kept: int) -> None:
     """The trace as a killed process leaves it: ``kept`` whole records and part of the next."""
     lines = path.read_text("utf-8").splitlines()
