@@ -127,8 +127,9 @@ def first_turn(agent: Agent, question: str) -> FirstTurn:
     for event in agent.iter(question):
         if isinstance(event, RunStarted):
             shown = list(event.tools)
-        elif isinstance(event, ReplyParsed):
-            return FirstTurn(event.step, [c.to_dict() for c in event.reply.tool_calls], shown)
+        elif isinstance(event, ReplyParsed):  # the calls as the model wrote them, held or not
+            calls = [*event.reply.tool_calls, *event.step.held_calls]
+            return FirstTurn(event.step, [c.to_dict() for c in calls], shown)
         elif isinstance(event, ParseFailed):
             return FirstTurn(event.step, [], shown)
         elif isinstance(event, RunFinished):

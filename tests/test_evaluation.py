@@ -96,6 +96,17 @@ def test_first_turn_never_runs_a_tool() -> None:
     assert turn.tools_shown == ["get_weather"]
 
 
+def test_first_turn_scores_a_call_that_waits_as_the_model_wrote_it() -> None:
+    time = {"name": "get_time", "description": "Time in a zone.", "parameters": {
+        "type": "dict", "properties": {"zone": {"type": "string"}}, "required": ["zone"]}}
+    reply = act(("get_weather", {"city": "Paris"}), ("get_time", {"zone": "Europe/Paris"}))
+    agent = Agent(ScriptedModel([reply]), toolbox_from_specs([WEATHER, time]))
+    turn = first_turn(agent, "Weather and time in Paris?")  # the zone is stated nowhere
+    assert [c.name for c in turn.step.held_calls] == ["get_time"]
+    assert turn.calls == [{"name": "get_weather", "args": {"city": "Paris"}},
+                     {"name": "get_time", "args": {"zone": "Europe/Paris"}}]
+
+
 def test_the_shipped_suite_loads_and_is_built_by_its_script() -> None:
     items = load_suite(SUITE)
     assert len(items) == 50
