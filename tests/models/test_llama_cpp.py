@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 from _common import check_run, seed_turns
@@ -45,7 +46,8 @@ def test_seed003_umbrella_calls_the_weather_tool_and_sends_no_reminder(umbrella_
 def test_seed003_umbrella_answer_takes_the_sunny_branch(umbrella_run) -> None:
     answer = umbrella_run.final_answer or ""
     assert any(s in answer for s in ("天气不错", "天气很好", "天气晴好"))
-    assert "带伞" not in answer.replace("不带伞", "").replace("不用带伞", "")
+    unreminded = re.sub(r"(不|不用|不需要|无需|不必|没必要)带伞", "", answer)  # "no need" is fine
+    assert "带伞" not in unreminded
 
 
 def test_seed000_arithmetic_streamed(embedded_model) -> None:
