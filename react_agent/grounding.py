@@ -54,7 +54,7 @@ def unstated(call: ToolCall, said: str, parameters: dict[str, Any] | None = None
     number it does not hold other than a whole number up to 10 (a count or an option such as
     ``days=3``), unless the value is one of the argument's ``enum`` in ``parameters`` (the
     tool's JSON Schema). Seen in a reply of several calls: an amount to convert made up before
-    the lookup that gives it, an address written as "The customer's email"."""
+    the lookup that gives it, an address written as a description of it."""
     text = said.casefold()
     numbers = {float(n.replace(",", "")) for n in _NUMBER.findall(said)}
     props = (parameters or {}).get("properties", {})

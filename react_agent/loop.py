@@ -309,9 +309,9 @@ def _hold_back(setup: Setup, run: RunResult, step: Step, parsed: Reply) -> Reply
     in a reply calling several different tools, those with argument values that neither the
     user's messages nor any result so far states (:func:`~react_agent.grounding.unstated`).
     They are kept on ``step.held_calls``; the reply as run replaces it in the history, so the
-    model is not shown the made-up values to copy. Seen on the embedded 1.5B model: a weather
-    lookup sent together with the conversion of a temperature it guessed, an order lookup with
-    an email to "The customer's email"."""
+    model is not shown the made-up values to copy. Seen on the embedded 1.5B model: a lookup
+    sent together with the conversion of a value it guessed, a record lookup together with an
+    email to a description of the address it was to find."""
     calls = parsed.tool_calls
     if not setup.config.hold_dependent_calls or len({c.name for c in calls}) < 2:
         return parsed

@@ -737,7 +737,7 @@ def _weather_and_units() -> tuple[Toolbox, list[str]]:
     def get_weather(city: str) -> str:
         """Current weather."""
         ran.append(f"weather {city}")
-        return '{"temperature_c": 27.8}'
+        return '{"temperature_c": 33.1}'
 
     @toolbox.tool
     def convert(value: float, unit: str) -> str:
@@ -752,27 +752,27 @@ def _action(*calls: str) -> str:
     return '{"thought": "t", "action": [' + ", ".join(calls) + "]}"
 
 
-WEATHER = '{"name": "get_weather", "args": {"city": "Shenzhen"}}'
+WEATHER = '{"name": "get_weather", "args": {"city": "Oldtown"}}'
 
 
 def test_a_call_with_values_nobody_stated_waits_for_the_results_of_the_others() -> None:
     toolbox, ran = _weather_and_units()
-    guessed = '{"name": "convert", "args": {"value": 22.8, "unit": "F"}}'
+    guessed = '{"name": "convert", "args": {"value": 36.9, "unit": "F"}}'
     model = ScriptedModel([_action(WEATHER, guessed),
-                           _action('{"name": "convert", "args": {"value": 27.8, "unit": "F"}}'),
-                           final("27.8 °C is 82.04 °F.")])
+                           _action('{"name": "convert", "args": {"value": 33.1, "unit": "F"}}'),
+                           final("33.1 °C is 91.58 °F.")])
     printed = io.StringIO()
     result = Agent(model, toolbox, review_answer="off", callbacks=[Printer(printed)]).run(
-        "Shenzhen in Fahrenheit?")
-    assert ran == ["weather Shenzhen", "convert 27.8"]
-    assert 'Held: convert {"value": 22.8, "unit": "F"} (values stated neither' in \
+        "Oldtown in Fahrenheit?")
+    assert ran == ["weather Oldtown", "convert 33.1"]
+    assert 'Held: convert {"value": 36.9, "unit": "F"} (values stated neither' in \
         printed.getvalue()
     first = result.steps[0]
-    assert first.tool_calls == [ToolCall("get_weather", {"city": "Shenzhen"})]
-    assert first.held_calls == [ToolCall("convert", {"value": 22.8, "unit": "F"})]
-    assert "22.8" in first.raw_output  # the reply as written stays on the step
+    assert first.tool_calls == [ToolCall("get_weather", {"city": "Oldtown"})]
+    assert first.held_calls == [ToolCall("convert", {"value": 36.9, "unit": "F"})]
+    assert "36.9" in first.raw_output  # the reply as written stays on the step
     sent = model.calls[1]
-    assert "22.8" not in sent[2]["content"] and "get_weather" in sent[2]["content"]
+    assert "36.9" not in sent[2]["content"] and "get_weather" in sent[2]["content"]
     assert "Not run yet: convert" in sent[3]["content"]
     assert Step.from_dict(first.to_dict()).held_calls == first.held_calls
 
@@ -781,9 +781,9 @@ def test_a_call_with_values_nobody_stated_waits_for_the_results_of_the_others() 
     ("calls", "options"),
     [
         ([WEATHER, '{"name": "get_weather", "args": {"city": "Nowhere Else"}}'], {}),  # one tool
-        (['{"name": "convert", "args": {"value": 22.8, "unit": "F"}}',
+        (['{"name": "convert", "args": {"value": 36.9, "unit": "F"}}',
           '{"name": "get_weather", "args": {"city": "Guessed City"}}'], {}),  # all would wait
-        ([WEATHER, '{"name": "convert", "args": {"value": 22.8, "unit": "F"}}'],
+        ([WEATHER, '{"name": "convert", "args": {"value": 36.9, "unit": "F"}}'],
          {"hold_dependent_calls": False}),
     ],
     ids=["same-tool", "all-unstated", "off"],
@@ -791,7 +791,7 @@ def test_a_call_with_values_nobody_stated_waits_for_the_results_of_the_others() 
 def test_no_call_waits_in_these_replies(calls: list[str], options: dict[str, Any]) -> None:
     toolbox, ran = _weather_and_units()
     model = ScriptedModel([_action(*calls), final("done")])
-    result = Agent(model, toolbox, review_answer="off", **options).run("Shenzhen in Fahrenheit?")
+    result = Agent(model, toolbox, review_answer="off", **options).run("Oldtown in Fahrenheit?")
     assert len(ran) == 2 and result.steps[0].held_calls == []
     assert "Not run yet" not in model.calls[1][-1]["content"]
 

@@ -38,12 +38,12 @@ def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known:
 @pytest.mark.parametrize(
     ("args", "said", "missing"),
     [
-        ({"value": 22.8, "unit": "°F"}, '{"temperature_c": 27.8}', ["22.8"]),
-        ({"value": 27.8, "unit": "°F"}, '{"temperature_c": 27.8}', []),
-        ({"amount": 12500, "days": 3}, "Send 12,500 yen.", []),  # 3: a count, not a value
-        ({"amount": 12687.5}, "Send 12,500 yen plus 1.5%.", ["12687.5"]),
-        ({"to": "The customer's email"}, "Mail the customer of order A-1063.",
-         ["The customer's email"]),
+        ({"value": 36.9, "unit": "°F"}, '{"temperature_c": 33.1}', ["36.9"]),
+        ({"value": 33.1, "unit": "°F"}, '{"temperature_c": 33.1}', []),
+        ({"amount": 4200, "days": 3}, "Send 4,200 yen.", []),  # 3: a count, not a value
+        ({"amount": 4263.0}, "Send 4,200 yen plus 1.5%.", ["4263.0"]),
+        ({"to": "the client's mailbox"}, "Mail the client of order B-77.",
+         ["the client's mailbox"]),
         ({"city": "berlin", "loud": True}, "Weather in Berlin?", []),  # any case; no bools
         ({"to": ["a@b.co", "c@d.co"]}, "mail a@b.co", ["c@d.co"]),
         ({"units": "fahrenheit"}, "in F please", []),  # one of the argument's enum
