@@ -315,7 +315,7 @@ def _hold_back(setup: Setup, run: RunResult, step: Step, parsed: Reply) -> Reply
     calls = parsed.tool_calls
     if not setup.config.hold_dependent_calls or len({c.name for c in calls}) < 2:
         return parsed
-    said = _said(run)
+    said = "\n".join([*_said(run, ("user",)), *(r.observation for r in run.tool_results if r.ok)])
     held = [c for c in calls if unstated(c, said, _parameters(setup.toolbox, c.name))]
     if not held or len(held) == len(calls):
         return parsed
@@ -333,13 +333,12 @@ def _parameters(toolbox: Toolbox, name: str) -> dict[str, Any] | None:
     return tool.parameters if tool else None
 
 
-def _said(run: RunResult) -> str:
-    """What the user said (the user's messages, not the observation messages, which echo the
-    calls) and what the tools returned (the successful results)."""
-    echoed = {observation_message(s.results, run.task) for s in run.steps if s.results}
-    user = [m["content"] for m in run.messages if m["role"] == "user"
-            and not any(m["content"].startswith(e) for e in echoed)]
-    return "\n".join([*user, *(r.observation for r in run.tool_results if r.ok)])
+def _said(run: RunResult, roles: tuple[str, ...]) -> list[str]:
+    """The messages of ``roles`` without the observation messages: those echo the calls,
+    "[2] <tool> {<arguments>}", made-up values included (a note may follow the echo)."""
+    echoed = tuple(observation_message(s.results, run.task) for s in run.steps if s.results)
+    return [m["content"] for m in run.messages
+            if m["role"] in roles and not m["content"].startswith(echoed)]
 
 
 def _grounds(run: RunResult) -> tuple[str, str]:
@@ -347,9 +346,7 @@ def _grounds(run: RunResult) -> tuple[str, str]:
     results; neither a refusal quoting a made-up value nor the calls an observation message
     echoes, "[2] <tool> {<arguments>}", does), and where the refusal looks for the real ones (the
     task and the successful results)."""
-    echoed = {observation_message(s.results, run.task) for s in run.steps if s.results}
-    said = [m["content"] for m in run.messages if m["role"] != "assistant"
-            and m["content"] not in echoed]
+    said = _said(run, ("system", "user"))
     known = "\n".join([*said, *(r.observation for r in run.tool_results
                                  if r.error != "ungrounded")])
     found = "\n".join([run.task, *(r.observation for r in run.tool_results if r.ok)])
