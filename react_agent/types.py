@@ -297,7 +297,7 @@ class RunResult:
             "model_seconds": round(sum(s.model_seconds for s in self.steps), 6),
             "tool_seconds": round(sum(r.seconds for s in self.steps for r in s.results), 6),
             "model_calls": len(self.steps),
-            "tool_calls": sum(len(s.results) for s in self.steps),
+            "tool_calls": sum(r.error != "set_aside" for s in self.steps for r in s.results),
         }
 
     @property

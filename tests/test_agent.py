@@ -708,6 +708,7 @@ def test_a_repeat_is_set_aside_and_the_final_answer_asked_for_in_the_same_contex
     assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "user",
                                                     "assistant"]
     assert Step.from_dict(repeat.to_dict()).repeat and not result.steps[2].repeat
+    assert result.usage["tool_calls"] == 1  # the set-aside call is no call
 
 
 def test_a_repeat_is_set_aside_once_per_run_and_only_when_every_call_repeats() -> None:
