@@ -90,15 +90,14 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
                      resumed_steps=len(run.steps))
     try:
         actions = failures = 0
-        answer_next = False  # the reply before was set aside as a repeat
         while actions < budget:
             step = Step(index=len(run.steps) + 1)
             may_review = setup.config.review_answer != "off" and bool(run.tool_calls)
             schema = setup.schema if not failures else _retry_schema(setup)
-            schema = FINAL_ANSWER_SCHEMA if answer_next else schema
+            if run.steps and run.steps[-1].repeat:  # set aside: ask for the final answer
+                schema = FINAL_ANSWER_SCHEMA
             floor = setup.config.answer_floor if not run.tool_calls else None
             reply = yield from _ask(run, step, schema, not may_review, floor)
-            answer_next = False
             try:
                 parsed = _read(setup, run, step, reply)
             except OutputParseError as exc:
@@ -119,7 +118,6 @@ def react(setup: Setup, run: RunResult, budget: int) -> Generator[Request, Any, 
                 raise _Stop("final_answer")
             if earlier is not None:
                 yield from _set_aside(run, step, earlier)
-                answer_next = True
                 continue
             yield from _act(setup, run, step, parsed.tool_calls)
         used = f"{budget} step" if budget == 1 else f"all {budget} steps"
