@@ -62,7 +62,7 @@ def unstated(call: ToolCall, said: str, parameters: dict[str, Any] | None = None
     for name, value in call.args.items():
         spec = props.get(name)
         allowed = spec.get("enum", []) if isinstance(spec, dict) else []
-        for leaf in _leaves(value):
+        for _, leaf in leaves(value):
             if leaf in allowed or isinstance(leaf, bool):
                 continue
             if isinstance(leaf, (int, float)):
@@ -72,18 +72,6 @@ def unstated(call: ToolCall, said: str, parameters: dict[str, Any] | None = None
             elif len(leaf.strip()) > 3 and leaf.strip().casefold() not in text:
                 missing.append(leaf)
     return missing
-
-
-def _leaves(value: Any) -> Iterator[Any]:
-    """The strings and numbers in ``value`` (parsed JSON), at any depth."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, (str, int, float)):
-        yield value
 
 
 def _not_grounded(
@@ -104,11 +92,16 @@ def _not_grounded(
 def strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
     """Each string in ``value`` (parsed JSON, at any depth) with where it is: ``to``,
     ``cc[1]``, ``a.b``."""
-    if isinstance(value, str):
-        yield where, value
-    elif isinstance(value, dict):
+    return ((at, leaf) for at, leaf in leaves(value, where) if isinstance(leaf, str))
+
+
+def leaves(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:
+    """Each string and number in ``value`` (parsed JSON, at any depth) with where it is."""
+    if isinstance(value, dict):
         for key, item in value.items():
-            yield from strings(item, f"{where}.{key}" if where else str(key))
+            yield from leaves(item, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for n, item in enumerate(value):
-            yield from strings(item, f"{where}[{n}]")
+            yield from leaves(item, f"{where}[{n}]")
+    elif isinstance(value, (str, int, float)):
+        yield where, value
