@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from . import schema as json_schema
 from .agent import Agent
 from .batch import read_records
 from .errors import ConfigError, ModelError, ToolDefinitionError
@@ -33,7 +34,7 @@ from .invoker import clean_args
 from .models.base import fresh_state
 from .persist import append_json_lines, read_json_lines, write_json_line
 from .toolbox import Toolbox
-from .types import JSON_TYPES, Step
+from .types import Step
 
 
 @dataclass(frozen=True)
@@ -69,24 +70,6 @@ def load_suite(path: str | os.PathLike[str]) -> list[EvalItem]:
     return items
 
 
-def normalize_schema(node: Any) -> Any:
-    """A copy of a parameters schema with loose type names turned into JSON Schema ones
-    (``dict`` -> ``object``, ``float`` -> ``number``, ``tuple`` -> ``array``; ``any`` dropped)."""
-    if isinstance(node, list):
-        return [normalize_schema(v) for v in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: normalize_schema(v) for k, v in node.items() if k != "type"}
-    kind = node.get("type")
-    if isinstance(kind, str) and kind.lower() != "any":
-        out["type"] = JSON_TYPES.get(kind.lower(), kind)
-    elif isinstance(kind, list):
-        out["type"] = [JSON_TYPES.get(k.lower(), k) for k in kind if k.lower() != "any"]
-    if "properties" in node and isinstance(node["properties"], dict):
-        out["properties"] = {k: normalize_schema(v) for k, v in node["properties"].items()}
-    return out
-
-
 def toolbox_from_specs(specs: Iterable[dict[str, Any]]) -> Toolbox:
     """A Toolbox of the specs with functions that are never run (eval stops before tools).
 
@@ -96,7 +79,9 @@ def toolbox_from_specs(specs: Iterable[dict[str, Any]]) -> Toolbox:
     toolbox = Toolbox()
     for spec in specs:
         function = dict(spec.get("function", spec))
-        parameters = normalize_schema(function.get("parameters") or {"type": "object"})
+        raw = function.get("parameters") or {"type": "object"}
+        json_schema.check(raw, f"{function.get('name')}: parameters")
+        parameters = json_schema.normalize(raw)
         parameters.setdefault("type", "object")
         function["parameters"] = parameters
         toolbox.add_openai_tool({"type": "function", "function": function}, _never_run)

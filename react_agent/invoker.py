@@ -18,8 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
+from . import schema as json_schema
 from .toolbox import Tool, Toolbox
 from .types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
 
@@ -170,7 +169,12 @@ def argument_for_bare_value(toolbox: Toolbox, tool_name: str, value: Any) -> str
     if len(required) != 1:
         return None
     spec = (tool.parameters.get("properties") or {}).get(required[0])
-    if not isinstance(spec, dict) or not Draft202012Validator(spec).is_valid(value):
+    if not isinstance(spec, dict):
+        return None
+    try:
+        if not json_schema.validator(spec).is_valid(value):
+            return None
+    except json_schema.UnresolvedReference:  # a reference to the rest of the tool's schema
         return None
     return str(required[0])
 
@@ -429,7 +433,12 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
                 hint = _did_you_mean(extra, props)
                 known = ", ".join(props) or "none"
                 problems.append(f"{extra}: unknown argument{hint} (arguments: {known})")
-    for error in sorted(Draft202012Validator(schema).iter_errors(args), key=_error_key):
+    try:
+        errors = sorted(json_schema.validator(schema).iter_errors(args), key=_error_key)
+    except json_schema.UnresolvedReference as exc:
+        return [*problems, f"(args): the tool's schema has a reference that cannot be "
+                f"followed ({exc}); this tool cannot be called as it is declared"]
+    for error in errors:
         if error.validator == "required":
             missing = [r for r in error.validator_value if r not in error.instance]
             for name in missing:

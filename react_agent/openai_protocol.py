@@ -20,19 +20,23 @@ Field names and meanings follow OpenAI's API reference for chat completions
 
 from __future__ import annotations
 
-import functools
 import json
+import threading
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import cachetools
+
 from . import prompts
+from . import schema as json_schema
 from .errors import ReactAgentError, ToolDefinitionError
 from .evaluation import toolbox_from_specs
 from .invoker import format_result
 from .loop import observation_message
 from .models.base import Message
+from .persist import loads
 from .toolbox import Toolbox
 from .types import ToolCall, ToolResult
 
@@ -115,6 +119,9 @@ def read_tools(specs: Any) -> Toolbox:
     """
     if not isinstance(specs, list) or not specs:
         raise RequestError("tools must be a non-empty list of function tools.", "tools")
+    if len(specs) > MAX_TOOLS:
+        raise RequestError(f"tools holds {len(specs)} tools; at most {MAX_TOOLS} are accepted "
+                           "(as by OpenAI's API).", "tools")
     functions = []
     for i, spec in enumerate(specs):
         fn = spec.get("function") if isinstance(spec, dict) else None
@@ -131,18 +138,36 @@ def read_tools(specs: Any) -> Toolbox:
                 f'{{"type": "object", "properties": {{...}}}}, got {_show(parameters)}.',
                 f"tools[{i}].function.parameters",
             )
+        try:
+            json_schema.check(parameters, f"tools[{i}].function.parameters")
+        except ToolDefinitionError as exc:
+            raise RequestError(str(exc), f"tools[{i}].function.parameters") from exc
         functions.append({**fn, "description": fn.get("description") or _NO_DESCRIPTION})
-    try:
-        return _toolbox(json.dumps(functions))  # in their order: it is the prompt's order
-    except ToolDefinitionError as exc:
-        raise RequestError(f"tools: {exc}", "tools") from exc
+    key = json.dumps(functions)  # in their order: it is the prompt's order
+    with _CACHE_LOCK:
+        toolbox = _TOOLBOXES.get(key)
+    if toolbox is None:
+        try:
+            toolbox = toolbox_from_specs({"type": "function", "function": fn} for fn in functions)
+        except ToolDefinitionError as exc:
+            raise RequestError(f"tools: {exc}", "tools") from exc
+        with _CACHE_LOCK:
+            if len(key) <= _TOOLBOXES.maxsize:
+                _TOOLBOXES[key] = toolbox
+    return toolbox
 
 
-@functools.lru_cache(maxsize=64)
-def _toolbox(functions: str) -> Toolbox:
-    """The Toolbox of a JSON list of function specs, built once per distinct list: a tool loop
-    sends the same tools with every request, and checking their schemas is the costly part."""
-    return toolbox_from_specs({"type": "function", "function": fn} for fn in json.loads(functions))
+MAX_TOOLS = 128
+"""The most tools one request may carry."""
+
+TOOLBOX_CACHE_CHARS = 8 * 1024 * 1024
+"""The toolboxes of recent requests are kept (a tool loop sends the same tools with every
+request, and checking their schemas is the costly part), up to this many characters of tool
+specs in all; the least recently used go first."""
+
+_TOOLBOXES: cachetools.LRUCache[str, Toolbox] = cachetools.LRUCache(
+    maxsize=TOOLBOX_CACHE_CHARS, getsizeof=len)
+_CACHE_LOCK = threading.Lock()
 
 
 def read_tool_choice(value: Any, toolbox: Toolbox) -> ToolChoice:
@@ -266,7 +291,7 @@ def _assistant(message: dict[str, Any], where: str, calls: dict[str, ToolCall]) 
             raise RequestError(f"{where}.tool_calls[{j}] has no function name.",
                                f"{where}.tool_calls[{j}]")
         try:
-            args = json.loads(fn.get("arguments") or "{}")
+            args = loads(fn.get("arguments") or "{}")
         except (TypeError, ValueError):
             args = None
         if not isinstance(args, dict):

@@ -39,6 +39,35 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+MAX_JSON_DEPTH = 100
+"""The deepest nesting of arrays and objects the JSON this package reads may have: files,
+request bodies and arguments written as JSON text (the values it writes stay far below)."""
+
+
+def loads(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` with the nesting bounded: work on the value stays linear and shallow.
+
+    Raises:
+        ValueError: ``text`` is not JSON, or nests arrays and objects deeper than
+            ``max_depth`` levels (the message says so).
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {max_depth} levels") from None
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node \
+            if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > max_depth:
+            raise ValueError(f"nested deeper than {max_depth} levels")
+        stack.extend((child, depth + 1) for child in children)
+    return value
+
+
 def read_json(path: Path) -> Any:
     """The JSON value in ``path``.
 
@@ -46,7 +75,7 @@ def read_json(path: Path) -> Any:
         ConfigError: the file is missing, unreadable or not JSON (the message names the file).
     """
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     except ValueError as exc:
@@ -91,7 +120,7 @@ def read_json_lines(
         if not line.strip():
             continue
         try:
-            values.append((number, json.loads(line.decode("utf-8"))))
+            values.append((number, loads(line.decode("utf-8"))))
         except ValueError as exc:  # UnicodeDecodeError included
             if skip_broken == "all" or (skip_broken == "last" and number == len(lines)):
                 continue

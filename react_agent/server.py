@@ -58,6 +58,7 @@ from .openai_protocol import (
     tool_call_deltas,
     usage,
 )
+from .persist import loads
 from .turn import TurnResult, model_pieces, reply_tokens, take_turn
 
 log = logging.getLogger(__name__)
@@ -221,8 +222,8 @@ class _Service:
         body = await _read_json(request, self.config.max_body_bytes)
         if not body.get("tools"):
             return await self._admitted(lambda: self._pass_through(body))
-        try:
-            plan = read_request(body)
+        try:  # in a worker thread: the event loop answers other clients meanwhile
+            plan = await asyncio.to_thread(read_request, body)
         except RequestError as exc:
             raise ApiError(400, str(exc), param=exc.param) from exc
         stream = body.get("stream") is True
@@ -481,7 +482,7 @@ async def _read_json(request: Request, limit: int) -> dict[str, Any]:
         if len(data) > limit:
             raise too_large
     try:
-        body = json.loads(data)
+        body = loads(bytes(data))
     except ValueError as exc:
         raise ApiError(400, f"The request body is not valid JSON: {exc}") from exc
     if not isinstance(body, dict):

@@ -21,8 +21,6 @@ from typing import Any
 
 import docstring_parser
 import typing_extensions
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import TypeAdapter
 from pydantic.errors import (
     PydanticInvalidForJsonSchema,
@@ -31,6 +29,7 @@ from pydantic.errors import (
 )
 from typing_extensions import NotRequired, Required
 
+from . import schema as json_schema
 from .errors import ToolDefinitionError
 from .types import JSON_TYPES
 
@@ -488,12 +487,7 @@ def _check_tool(tool: Tool) -> None:
             '{"type": "object", "properties": {...}, "required": [...]}, '
             f"got {json.dumps(params, default=repr)[:120]}."
         )
-    try:
-        Draft202012Validator.check_schema(params)
-    except SchemaError as exc:
-        raise ToolDefinitionError(
-            f"Tool {tool.name!r}: parameters is not a valid JSON Schema: {exc.message}"
-        ) from exc
+    json_schema.check_valid(params, f"Tool {tool.name!r}: parameters")
     missing = set(params.get("required", [])) - set(params.get("properties", {}))
     if missing:
         raise ToolDefinitionError(

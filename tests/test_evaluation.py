@@ -11,11 +11,11 @@ import pytest
 from helpers import ResettableModel
 
 from react_agent import Agent, ConfigError, Step, ToolCall
+from react_agent import schema as json_schema
 from react_agent.cli import main
 from react_agent.evaluation import (
     first_turn,
     load_suite,
-    normalize_schema,
     report,
     run_eval,
     score,
@@ -44,7 +44,7 @@ def first(reply: str, tools: list[dict[str, Any]] = [WEATHER]) -> tuple[Step, li
 
 
 def test_loose_type_names_are_normalised() -> None:
-    schema = normalize_schema({"type": "dict", "properties": {
+    schema = json_schema.normalize({"type": "dict", "properties": {
         "a": {"type": "float"}, "b": {"type": "tuple", "items": {"type": "int"}},
         "c": {"type": "any"}, "d": {"type": ["str", "null"]}, "e": {"type": "bool"}}})
     assert schema == {"type": "object", "properties": {

@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -285,6 +287,75 @@ def test_bad_requests_are_400_in_openais_error_shape(
     assert model.calls == []
     with pytest.raises(openai.BadRequestError, match=words):
         openai.OpenAI(base_url=url, api_key="unused").chat.completions.create(**body)
+
+
+def nested_tool(levels: int, leaf: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A function tool whose only argument is an object ``levels`` properties deep."""
+    node: dict[str, Any] = leaf or {"type": "string"}
+    for _ in range(levels):
+        node = {"type": "object", "properties": {"a": node}}
+    return {"type": "function", "function": {"name": "deep", "description": "Deep.",
+                                             "parameters": node}}
+
+
+def test_a_deeply_nested_tool_schema_is_a_400_and_the_server_keeps_answering(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 30, item 1): a ~1.4 KB request whose schema nests 30 levels of
+    properties took time doubling with each level, on the event loop."""
+    model = ScriptedModel([])
+    url = serve(model)
+    body = {"model": "any", "messages": USER, "tools": [WEATHER, nested_tool(30)]}
+    assert len(json.dumps(body)) < 2000
+    with ThreadPoolExecutor(4) as pool:
+        hostile = [pool.submit(httpx2.post, f"{url}/chat/completions", json=body, timeout=30)
+                   for _ in range(3)]
+        assert httpx2.get(f"{url.removesuffix('/v1')}/health", timeout=30).status_code == 200
+        for future in hostile:
+            response = future.result()
+            assert response.status_code == 400
+            error = response.json()["error"]
+            assert error["param"] == "tools[1].function.parameters"
+            assert "deeper than" in error["message"]
+    assert model.calls == []
+
+
+def test_a_tool_schema_reference_to_a_url_or_file_is_refused_unopened(
+    serve: Callable[..., str], tmp_path: Path
+) -> None:
+    """Hostile input (issue 30, item 2): validating a call made jsonschema fetch a remote
+    ``$ref`` or read a ``file://`` one, and its values came back in the error text."""
+    from test_schema import CountingListener, opened
+
+    listener = CountingListener()
+    fifo = tmp_path / "secret.json"
+    os.mkfifo(fifo)
+    secret = tmp_path / "plain.json"
+    secret.write_text('{"enum": ["top-secret-value"]}')
+    url = serve(ScriptedModel([act("deep", {"a": "x"})] * 3))
+    try:
+        for ref in (f"http://127.0.0.1:{listener.port}/s.json", f"file://{fifo}",
+                    f"file://{secret}", str(secret)):
+            body = {"model": "any", "messages": USER,
+                    "tools": [nested_tool(1, {"$ref": ref})]}
+            response = httpx2.post(f"{url}/chat/completions", json=body, timeout=30)
+            assert response.status_code == 400, response.text
+            error = response.json()["error"]
+            assert error["param"] == "tools[0].function.parameters"
+            assert "refers outside the schema" in error["message"]
+            assert "top-secret-value" not in response.text
+        assert listener.connections == 0 and not opened(fifo)
+    finally:
+        listener.close()
+
+
+def test_a_body_nested_too_deeply_is_a_400(serve: Callable[..., str]) -> None:
+    url = serve(ScriptedModel([]))
+    for depth in (150, 100_000):
+        body = b'{"messages": ' + b"[" * depth + b"]" * depth + b"}"
+        response = httpx2.post(f"{url}/chat/completions", content=body,
+                               headers={"content-type": "application/json"})
+        assert response.status_code == 400 and "nested deeper" in response.text
 
 
 def test_malformed_bodies_and_routes(serve: Callable[..., str]) -> None:
