@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 
 from react_agent import Agent, Message, ScriptedModel, Toolbox
-from react_agent.conversation import Conversation, estimate_tokens
+from react_agent.agent._conversation import Conversation, estimate_tokens
 
 
 def respond(messages: Sequence[Message]) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from react_agent import Agent, OutputParseError, Toolbox, parse_reply
 from react_agent.models import ScriptedModel
-from react_agent.parser import ARGS_KEYS, FINAL_KEYS, NAME_KEYS, WRAPPER_KEYS
+from react_agent.parsing._reply import ARGS_KEYS, FINAL_KEYS, NAME_KEYS, WRAPPER_KEYS
 
 KEYS = ("action", "thought", "tool_calls", "type", "id", *NAME_KEYS, *ARGS_KEYS, *FINAL_KEYS,
         *WRAPPER_KEYS)

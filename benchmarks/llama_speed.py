@@ -26,8 +26,8 @@ TEXT = ("An agent reads the task, picks a tool, reads the observation and decide
 def child(extra_buffer_types: bool, runs: int, prompt_tokens: int, gen_tokens: int) -> None:
     from llama_cpp import Llama
 
-    from react_agent.models.llama_cpp import use_extra_bufts
-    from react_agent.models.weights import default_model_path
+    from react_agent.models._llama_cpp import use_extra_bufts
+    from react_agent.models._weights import default_model_path
 
     with use_extra_bufts(extra_buffer_types):
         started = time.perf_counter()

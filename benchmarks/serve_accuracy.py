@@ -1,5 +1,5 @@
 """Accuracy through ``react-agent serve`` against the library, on the eval suite: the same items,
-the same model, scored by the same checker (:func:`react_agent.evaluation.score`).
+the same model, scored by the same checker (:func:`react_agent.harness._evaluation.score`).
 
     python benchmarks/serve_accuracy.py                         # all 50 items, embedded model
     python benchmarks/serve_accuracy.py --category single --limit 4
@@ -33,9 +33,9 @@ from typing import Any
 import httpx2
 
 from react_agent import Agent, AgentConfig, Reply, Step
-from react_agent.evaluation import first_turn, load_suite, score, toolbox_from_specs
+from react_agent.harness._evaluation import first_turn, load_suite, score, toolbox_from_specs
 from react_agent.models import LlamaCppModel
-from react_agent.server import ServeConfig, create_app, running
+from react_agent.serve._app import ServeConfig, create_app, running
 
 SUITE = Path(__file__).resolve().parent.parent / "examples" / "eval" / "suite.jsonl"
 

@@ -22,8 +22,8 @@ from typing import Any
 import httpx2
 
 from react_agent.models import ScriptedModel
-from react_agent.openai_protocol import read_request
-from react_agent.server import create_app, running
+from react_agent.serve._app import create_app, running
+from react_agent.serve._openai import read_request
 
 
 def tool(name: str, **props: str) -> dict[str, Any]:

@@ -30,8 +30,8 @@ from react_agent import (
     ScriptedModel,
     Toolbox,
 )
-from react_agent.checks import check_run
-from react_agent.display import Printer
+from react_agent.harness._checks import check_run
+from react_agent.harness._display import Printer
 from react_agent.models import LlamaCppModel, OpenAIChatModel
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "tests" / "data" / "seed_scenarios.json"

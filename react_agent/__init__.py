@@ -16,9 +16,8 @@ Quick start::
     print(result.status, result.final_answer)
 """
 
-from .agent import Agent
+from .agent import Agent, Conversation
 from .config import AgentConfig
-from .conversation import Conversation
 from .errors import (
     ConfigError,
     ModelError,
@@ -27,8 +26,8 @@ from .errors import (
     ToolDefinitionError,
 )
 from .models import ChatModel, ScriptedModel
-from .parser import parse_reply
-from .toolbox import Tool, Toolbox
+from .parsing import parse_reply
+from .tools import Tool, Toolbox
 from .types import (
     STATUSES,
     Message,

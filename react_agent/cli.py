@@ -18,20 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .agent import Agent
-from .batch import BatchTask, load_tasks, run_batch, summary_table
+from ._protocol import CONSTRAINED_MODES
+from .agent._agent import Agent
 from .config import AgentConfig
-from .constrain import CONSTRAINED_MODES
-from .display import Printer, progress_bar
 from .errors import ConfigError, ModelError, OutputParseError
-from .evaluation import load_suite, report, run_eval, scored
+from .harness._batch import BatchTask, load_tasks, run_batch, summary_table
+from .harness._display import Printer, progress_bar
+from .harness._evaluation import load_suite, report, run_eval, scored
+from .harness._trace import TraceWriter, read_trace, replay_events
+from .models._openai_chat import OpenAIChatModel
 from .models.base import ChatModel
-from .models.openai_chat import OpenAIChatModel
-from .parser import parse_reply
-from .review import REVIEW_MODES
-from .routing import ROUTING_MODES
-from .toolbox import Tool, Toolbox
-from .trace import TraceWriter, read_trace, replay_events
+from .parsing._reply import parse_reply
+from .policies._review import REVIEW_MODES
+from .policies._routing import ROUTING_MODES
+from .tools._toolbox import Tool, Toolbox
 from .types import RunResult
 
 EXIT_CODES = {"final_answer": 0, "interrupted": 130}
@@ -278,7 +278,7 @@ def _run_tasks(args: argparse.Namespace) -> int:
 
 
 def _chat(args: argparse.Namespace) -> int:
-    from .conversation import Conversation
+    from .agent._conversation import Conversation
 
     printer = Printer(sys.stdout, tokens=args.stream, show_task=False)
     with _Session(args, printer) as session:
@@ -352,7 +352,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from .server import ServeConfig, create_app
+        from .serve._app import ServeConfig, create_app
     except ImportError as exc:
         raise ConfigError(
             f"serve needs the serve extra ({exc.name} is missing): pip install "
@@ -405,7 +405,7 @@ class _Session:
     def toolbox(self, spec: str | None) -> Toolbox:
         toolbox = load_toolbox(spec) if spec else _default_toolbox()
         if self.args.memory:
-            from .memory import memory_tools
+            from .tools.builtin._memory import memory_tools
 
             toolbox = Toolbox([*toolbox.values(), *memory_tools(self.args.memory).values()])
         return toolbox
@@ -550,7 +550,7 @@ def load_toolbox(spec: str) -> Toolbox:
 
 
 def _default_toolbox() -> Toolbox:
-    from .builtin_tools import builtin_toolbox
+    from .tools.builtin import builtin_toolbox
 
     return builtin_toolbox()
 

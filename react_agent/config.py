@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .constrain import CONSTRAINED_MODES
+from ._protocol import CONSTRAINED_MODES
 from .errors import ConfigError
-from .invoker import DEFAULT_MAX_OBSERVATION_CHARS
-from .review import REVIEW_MODES
-from .routing import ROUTING_MODES, select_tools
-from .toolbox import Toolbox
+from .policies._review import REVIEW_MODES
+from .policies._routing import ROUTING_MODES, select_tools
+from .tools._invoker import DEFAULT_MAX_OBSERVATION_CHARS
+from .tools._toolbox import Toolbox
 
 
 @dataclass
@@ -41,14 +41,14 @@ class AgentConfig:
     descriptions go and ``$instructions`` where ``instructions`` go (``$$`` for a dollar sign);
     see :func:`react_agent.prompts.render_system_prompt`. ``None``: the built-in one."""
     constrained: str = "off"
-    """Schema-constrained replies (:mod:`react_agent.constrain`): ``"auto"`` sends the reply
+    """Schema-constrained replies (:mod:`react_agent._protocol`): ``"auto"`` sends the reply
     schema to backends that accept one (falling back to plain prompting where the server rejects
     it), ``"on"`` requires it, ``"off"`` (the default) never sends it. Measured on the seed
     scenarios: it removes most format errors of very small models (SmolLM2-135M), but the
     embedded 1.5B model makes none either way, succeeds as often and runs ~25% slower per step
     under the grammar, so it is opt-in."""
     routing: str = "off"
-    """Tool routing for big toolboxes (:mod:`react_agent.routing`): ``"auto"`` shows only the
+    """Tool routing for big toolboxes (routing): ``"auto"`` shows only the
     ``routing_top_k`` tools that best match the task when there are more than
     ``routing_threshold``; ``"lexical"`` always does; ``"off"`` (the default) shows every tool.
     Measured on a 20-tool toolbox: half the prompt tokens, the same tool-selection accuracy for
@@ -66,17 +66,17 @@ class AgentConfig:
     and the task: ``prompts/review.md``; not the history, not the draft), whose usable answer
     replaces the draft. ``"auto"`` (the default): only in a run that called tools, when a cheap
     check finds the draft written in another script than the task or stating none of the
-    values the tools returned (:func:`react_agent.review.gaps`); ``"always"``: after every
+    values the tools returned (:func:`react_agent.policies._review.gaps`); ``"always"``: after every
     draft in a run that called tools; ``"off"``: never. Measured on the embedded 1.5B model in
     the README, "Finishing multi-step tasks"."""
     ground_contacts: bool = True
     """Do not run a call whose arguments hold an email address or phone number found in neither
     the task, the system prompt nor any tool result so far; the model is told to look it up
-    (:func:`react_agent.grounding.ungrounded`)."""
+    (:func:`react_agent.policies._grounding.ungrounded`)."""
     answer_floor: float | None = 0.035
     """Until the run has called a tool, a reply gives the final answer when the model gives
     that branch at least this probability (0-1] where the reply chooses its action, even if a
-    tool call is more likely (:mod:`react_agent.models.answer_floor`; the idea is Toolformer's
+    tool call is more likely (:mod:`react_agent.models._answer_floor`; the idea is Toolformer's
     threshold on the probability of a call). For small models that call a tool where none fits
     or none is needed. Only backends with ``accepts_answer_floor`` (the embedded model) use
     it; ``None`` turns it off. 0.035 lies between the probabilities measured on the development
@@ -91,8 +91,8 @@ class AgentConfig:
     the README, "Finishing multi-step tasks"."""
     hold_dependent_calls: bool = True
     """In a reply that calls several different tools at once, a call with an argument value
-    that neither the user's messages nor any result so far states (:func:`react_agent.grounding.
-    unstated`: an amount made up before the lookup that gives it, an address written as a
+    that neither the user's messages nor any result so far states (``unstated``: an amount
+    made up before the lookup that gives it, an address written as a
     description, a message's text) is not run yet: the other calls run, the reply is kept in
     the history without it (``Step.held_calls`` keeps it) and the observation says it was not
     run. If every call would wait, all run. Measured in the README, "Finishing multi-step
@@ -122,7 +122,7 @@ class AgentConfig:
 
 def routed_tools(toolbox: Toolbox, task: str, config: AgentConfig) -> Toolbox:
     """The tools to show for ``task`` under ``config``'s routing options (see
-    :func:`react_agent.routing.select_tools`)."""
+    :func:`react_agent.policies._routing.select_tools`)."""
     return select_tools(
         toolbox, task, mode=config.routing, threshold=config.routing_threshold,
         top_k=config.routing_top_k,

@@ -60,7 +60,7 @@ class ModelToken:
 @dataclass(frozen=True)
 class AnswerToken:
     """New characters of the ``final_answer`` string, decoded, as they stream in (see
-    :class:`react_agent.stream.FinalAnswerStream`)."""
+    :class:`react_agent.parsing._stream.FinalAnswerStream`)."""
 
     index: int
     text: str

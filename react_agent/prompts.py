@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .toolbox import Toolbox
+from .tools._toolbox import Toolbox
 
 _SOURCE_DIR = Path(__file__).resolve().parent.parent / "prompts"
 

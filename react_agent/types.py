@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from ._persist import read_json, write_atomically
 from .errors import ConfigError
-from .persist import read_json, write_atomically
 
 Status = Literal[
     "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
@@ -64,7 +64,7 @@ class ModelReply:
         finish_reason: the backend's stop reason (``"stop"``, ``"length"``, ...) if known.
         answer_probability: the probability (0-1) the model gave the final answer where the
             reply chose its action, when the request set an ``answer_floor``
-            (:mod:`react_agent.models.answer_floor`); ``None`` if not measured.
+            (:mod:`react_agent.models._answer_floor`); ``None`` if not measured.
         answer_taken: the floor chose the final answer against the most likely token.
     """
 

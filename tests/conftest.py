@@ -69,7 +69,7 @@ def gguf_path() -> Path:
     if importlib.util.find_spec("llama_cpp") is None:
         _need("llama-cpp-python is not installed (pip install '.[local]')")
     from react_agent.errors import ConfigError
-    from react_agent.models.weights import default_model_path
+    from react_agent.models._weights import default_model_path
 
     try:
         return default_model_path()

@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from react_agent.parser import ARGS_KEYS, FINAL_KEYS, NAME_KEYS, WRAPPER_KEYS
+from react_agent.parsing._reply import ARGS_KEYS, FINAL_KEYS, NAME_KEYS, WRAPPER_KEYS
 
 AGENT_KEYS = (
     "action", "thought", "tool_calls", "type", "id", *NAME_KEYS, *ARGS_KEYS, *FINAL_KEYS,

@@ -18,24 +18,30 @@ PACKAGE = Path(react_agent.__file__).parent
 
 ORDER = [
     # 1. errors and plain data
-    "errors", "persist", "types", "paths",
-    # 2. tools and prompts
-    "toolbox", "prompts", "lexical", "stream", "calculator", "checks", "clock", "file_tools",
-    "grounding", "review",
-    # 3. reading replies, running tools, routing; the model backends
-    "scan", "repair", "envelope", "placeholders", "parser",
-    "invoker", "constrain", "routing", "builtin_tools", "memory",
-    "models.base", "models.scripted", "models.weights", "models.cpu_probe", "models.answer_floor",
-    "models.llama_cpp",
-    "models.llama_server", "models.openai_chat", "models",
-    # 4. events and options
-    "events", "config",
-    # 5. the model I/O and the loop; conversations, the agent
-    "model_io", "loop", "conversation", "agent",
-    # 6. runs in bulk, traces, printing
-    "batch", "evaluation", "trace", "display",
-    # 7. the OpenAI-compatible endpoint (`serve`); the command line
-    "openai_protocol", "turn", "server", "cli", "__main__",
+    "errors", "_persist", "types", "_paths", "_lexical",
+    # 2. tools: schemas, the toolbox, the invoker; the built-in tools
+    "tools._schema", "tools._toolbox", "tools._invoker", "tools",
+    "tools.builtin._calculator", "tools.builtin._clock", "tools.builtin._files",
+    "tools.builtin._memory", "tools.builtin",
+    # 3. prompts; reading replies
+    "prompts",
+    "parsing._scan", "parsing._repair", "parsing._envelope", "parsing._placeholders",
+    "parsing._stream", "parsing._reply", "parsing",
+    # 4. the protocol; the model backends
+    "_protocol",
+    "models.base", "models._scripted", "models._weights", "models._cpu_probe",
+    "models._answer_floor", "models._llama_cpp", "models.llama_server", "models._openai_chat",
+    "models",
+    # 5. events; the small-model policies; options
+    "events", "policies._grounding", "policies._review", "policies._routing", "policies",
+    "config",
+    # 6. the agent: model I/O, the loop core, conversations, the facade
+    "agent._model_io", "agent._loop", "agent._conversation", "agent._agent", "agent",
+    # 7. the harness: runs in bulk, evaluation, traces, printing
+    "harness._checks", "harness._batch", "harness._evaluation", "harness._trace",
+    "harness._display", "harness",
+    # 8. the OpenAI-compatible endpoint (`serve`); the command line
+    "serve._openai", "serve._turn", "serve._app", "serve", "cli", "__main__",
 ]
 """Every module, each importing only from those before it."""
 

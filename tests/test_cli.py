@@ -21,7 +21,7 @@ import pytest
 
 from react_agent import ConfigError, OutputParseError, Toolbox, __version__, parse_reply
 from react_agent.cli import build_parser, load_toolbox, main
-from react_agent.trace import read_trace
+from react_agent.harness._trace import read_trace
 
 UNREACHABLE = "http://127.0.0.1:9/v1"
 GOOD_REPLY = '{"thought": "Need the weather.", "action": {"name": "get_weather", ' \
@@ -302,7 +302,7 @@ def test_load_toolbox_from_module(
 
 
 def test_load_toolbox_from_installed_package() -> None:
-    toolbox = load_toolbox("react_agent.builtin_tools:builtin_toolbox")
+    toolbox = load_toolbox("react_agent.tools.builtin:builtin_toolbox")
     assert "calculate" in toolbox.names
 
 

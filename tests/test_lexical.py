@@ -1,8 +1,8 @@
-"""Tests for react_agent.lexical: the word matching behind memory recall and tool routing."""
+"""Tests for react_agent._lexical: the word matching behind memory recall and tool routing."""
 
 from __future__ import annotations
 
-from react_agent.lexical import matches, overlap, rank, terms
+from react_agent._lexical import matches, overlap, rank, terms
 
 
 def test_terms() -> None:

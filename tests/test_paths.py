@@ -1,4 +1,4 @@
-"""Tests for react_agent.paths: the data and cache folders and their overrides."""
+"""Tests for react_agent._paths: the data and cache folders and their overrides."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from react_agent.paths import cache_dir, data_dir
+from react_agent._paths import cache_dir, data_dir
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Tests for react_agent.persist: atomic writes and the one JSON Lines reader."""
+"""Tests for react_agent._persist: atomic writes and the one JSON Lines reader."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from react_agent import ConfigError
-from react_agent.persist import read_json, read_json_lines, write_atomically
+from react_agent._persist import read_json, read_json_lines, write_atomically
 
 CUT_LAST = '{"a": 1}\n\n{"b": 2}\n{"c": '
 CUT_MIDDLE = '{"a": 1}\n{"b": \n{"c": 3}\n'

@@ -34,7 +34,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from react_agent import Toolbox
-from react_agent.calculator import evaluate
+from react_agent.tools.builtin._calculator import evaluate
 
 Record = dict[str, Any]
 
@@ -391,7 +391,7 @@ def get_stock_price(ticker: str) -> Record:
 
 def calculate(expression: str) -> str:
     """``"<expression> = <result>"``, floats rounded to 10 decimals (``"31.2-24.7 = 6.5"``).
-    Raises what :func:`react_agent.calculator.evaluate` raises."""
+    Raises what :func:`react_agent.tools.builtin._calculator.evaluate` raises."""
     value = evaluate(expression)
     if isinstance(value, float):
         text = f"{round(value, 10):.10f}".rstrip("0").rstrip(".")

@@ -5,11 +5,12 @@ model works with the core dependencies alone.
 """
 
 from ..types import Message, ModelReply
-from .base import ChatModel
-from .llama_cpp import LlamaCppModel
-from .openai_chat import OpenAIChatModel
-from .scripted import ScriptedModel
+from ._llama_cpp import LlamaCppModel
+from ._openai_chat import OpenAIChatModel
+from ._scripted import ScriptedModel
+from .base import ChatModel, fresh_state
 
 __all__ = [
     "ChatModel", "LlamaCppModel", "Message", "ModelReply", "OpenAIChatModel", "ScriptedModel",
+    "fresh_state",
 ]

@@ -1,5 +1,5 @@
 """llama-cpp-python's OpenAI-compatible HTTP server, with the CPU decision of
-:mod:`react_agent.models.cpu_probe` applied before the model loads.
+:mod:`react_agent.models._cpu_probe` applied before the model loads.
 
 ``python -m llama_cpp.server`` loads with llama.cpp's defaults, so on a machine whose CPU
 advertises instructions it does not run, the server dies by SIGILL on its first request. Run it
@@ -18,8 +18,8 @@ import runpy
 import sys
 from pathlib import Path
 
-from .cpu_probe import decide
-from .llama_cpp import use_extra_bufts
+from ._cpu_probe import decide
+from ._llama_cpp import use_extra_bufts
 
 
 def main(argv: list[str]) -> None:

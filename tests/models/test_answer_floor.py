@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from react_agent.models.answer_floor import AnswerFloor, final_key_tokens
+from react_agent.models._answer_floor import AnswerFloor, final_key_tokens
 
 VOCAB = ['{"', "thought", '":', ' "', "Look", " it", " up", '."', ",", ' "', "action", ' {"',
          "name", "final", "_answer", "fi", "file", "final_answer", "get", '"}', ' [{"']

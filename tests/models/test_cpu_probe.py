@@ -1,4 +1,4 @@
-"""The embedded model's CPU decision (react_agent.models.cpu_probe), without needing a CPU that
+"""The embedded model's CPU decision (react_agent.models._cpu_probe), without needing a CPU that
 lies about its features: the probe children here really die by SIGILL, exit cleanly, or hang."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from react_agent.errors import ConfigError
-from react_agent.models import cpu_probe
-from react_agent.models.cpu_probe import ENV_VAR, decide, probe_key, run_probe
+from react_agent.models import _cpu_probe as cpu_probe
+from react_agent.models._cpu_probe import ENV_VAR, decide, probe_key, run_probe
 
 # A child that executes an illegal instruction (x86 `ud2`, AArch64 `udf #0`) from executable
 # memory: the kernel kills it with SIGILL, exactly as an unsupported AMX instruction would.

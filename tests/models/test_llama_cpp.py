@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from tools import SENT_MESSAGES, seed000, seed002, seed003, seed004
 
 from react_agent import Agent, RunResult
-from react_agent.constrain import reply_schema
+from react_agent._protocol import reply_schema
 
 pytestmark = pytest.mark.real_model
 
@@ -100,7 +100,7 @@ def test_the_cpu_probe_reaches_a_verdict_and_the_model_runs_under_it(gguf_path, 
     it advertises, a SIGILL (safe configuration) on one that does not; either way a cached
     verdict, and the model then answers in this process under it."""
     from react_agent.models import LlamaCppModel
-    from react_agent.models.cpu_probe import decide
+    from react_agent.models._cpu_probe import decide
 
     verdict = decide(gguf_path, cache_file=tmp_path / "cpu-probe.json")
     assert verdict.source == "probed", verdict.reason
@@ -127,7 +127,7 @@ def test_the_readme_main_job_on_a_cpu_whose_fast_path_dies(gguf_path, tmp_path) 
     import subprocess
     import sys
 
-    from react_agent.models.cpu_probe import CACHE_FILE, probe_key
+    from react_agent.models._cpu_probe import CACHE_FILE, probe_key
 
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -176,7 +176,7 @@ def test_the_answer_floor_decides_at_the_action_and_leaves_the_thought(embedded_
     """The floor acts at the one token where the first reply chooses its action: a floor below
     any probability turns the greedy tool call into a final answer after the same thought, and
     the reply reports the final answer's (small) probability there."""
-    from react_agent.evaluation import first_turn
+    from react_agent.harness._evaluation import first_turn
 
     task = spec("seed002-walkthrough-beijing")["user"]
     greedy = first_turn(Agent(embedded_model, seed002, answer_floor=None), task)

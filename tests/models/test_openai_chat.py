@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from tools import seed000, seed002
 
 from react_agent import Agent
-from react_agent.constrain import reply_schema
+from react_agent._protocol import reply_schema
 from react_agent.errors import ModelError
 from react_agent.models import OpenAIChatModel
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from react_agent.errors import ConfigError
-from react_agent.models import weights
+from react_agent.models import _weights as weights
 
 
 def make_parts(tmp_path: Path, chunks: list[bytes]) -> list[Path]:

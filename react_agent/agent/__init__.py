@@ -1,0 +1,10 @@
+"""The agent: the loop core, its sync and async edges, model I/O and conversations.
+
+:class:`Agent` is the facade (``Agent(model, toolbox).run("task") -> RunResult``);
+:class:`Conversation` keeps several turns in one history.
+"""
+
+from ._agent import Agent
+from ._conversation import Conversation
+
+__all__ = ["Agent", "Conversation"]

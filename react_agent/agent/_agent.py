@@ -1,0 +1,260 @@
+"""The agent: ``Agent(model, toolbox).run("task") -> RunResult``, a thin facade over the loop.
+
+:class:`Agent` holds the model, the toolbox and the options, and runs the I/O-free loop of
+the loop core with sync (:meth:`Agent.run`, :meth:`Agent.iter`, :meth:`Agent.resume`)
+or async (:meth:`Agent.arun`, :meth:`Agent.aiter`) edges: it answers the loop's model requests
+(model I/O) and tool requests (the invoker) and passes its events
+to the callbacks and the caller. :meth:`Agent.chat` starts a multi-turn conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import functools
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from .. import prompts
+from .._protocol import reply_schema
+from ..config import AgentConfig
+from ..errors import ConfigError
+from ..events import AnswerToken, Event, FinalAnswer, RunFinished, last_result
+from ..models.base import ChatModel
+from ..policies._routing import select_tools
+from ..tools._invoker import Approver, ainvoke_all, invoke_all
+from ..tools._toolbox import Toolbox
+from ..types import Message, ModelReply, RunResult, Step
+from ._conversation import Conversation
+from ._loop import Invoke, Request, Setup, react, resumable
+from ._model_io import Query, aquery, query
+
+
+class Agent:
+    """A JSON ReAct agent: ``Agent(model, toolbox).run("task") -> RunResult``.
+
+    Args:
+        model: any :class:`ChatModel` (``ScriptedModel``, ``OpenAIChatModel``, ``LlamaCppModel``).
+        toolbox: the tools the model may call.
+        max_steps: shortcut for ``config.max_steps``.
+        config: budgets and options; see :class:`AgentConfig`.
+        approver: asked before each call of a tool marked ``requires_approval``:
+            ``approver(tool, args) -> bool``; ``False`` is told to the model as the user declining.
+        **options: any :class:`AgentConfig` field, overriding ``config``.
+
+    Raises:
+        ConfigError: an unknown option, a bad budget, or tools that require approval and no
+            ``approver``.
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        toolbox: Toolbox | None = None,
+        max_steps: int | None = None,
+        config: AgentConfig | None = None,
+        approver: Approver | None = None,
+        callbacks: Sequence[Callable[[Event], Any]] = (),
+        **options: Any,
+    ) -> None:
+        if max_steps is not None:
+            options["max_steps"] = max_steps
+        try:
+            config = AgentConfig(**{**asdict(config or AgentConfig()), **options})
+        except TypeError as exc:
+            raise ConfigError(f"Unknown Agent option: {exc}; see AgentConfig.") from exc
+        self.model, self.toolbox, self.config = model, toolbox or Toolbox(), config
+        guarded = [t.name for t in self.toolbox.values() if t.requires_approval]
+        if guarded and approver is None:
+            raise ConfigError(
+                f"{', '.join(guarded)} require approval: pass approver=... to Agent, a function "
+                "(tool, args) -> bool (approver=lambda tool, args: True approves everything)."
+            )
+        if config.constrained == "on" and not getattr(model, "accepts_schema", False):
+            raise ConfigError(
+                f"constrained='on' needs a backend that takes a reply schema; "
+                f"{getattr(model, 'name', type(model).__name__)} does not (use 'auto' or 'off')."
+            )
+        self.approver, self.callbacks = approver, list(callbacks)
+        self.system_prompt = prompts.render_system_prompt(
+            self.toolbox, config.instructions, config.system_prompt
+        )
+
+    @functools.cached_property
+    def reply_schema(self) -> dict[str, Any]:
+        """The JSON Schema of a valid reply for the whole toolbox (built on first use: only
+        constrained runs need it); see :func:`react_agent._protocol.reply_schema`."""
+        return reply_schema(self.toolbox)
+
+    def run(self, task: str) -> RunResult:
+        """Run ``task`` to the end and return the result (see :meth:`iter` for the events)."""
+        return last_result(self.iter(task))
+
+    def iter(self, task: str, *, history: Sequence[Message] = ()) -> Iterator[Event]:
+        """Run ``task``, yielding an :mod:`~react_agent.events` event as each thing happens (and
+        passing it to each callback first).
+
+        Args:
+            task: the user's task.
+            history: earlier messages of a conversation (system prompt first) to continue; see
+                :class:`~react_agent.agent._conversation.Conversation`.
+
+        The last event is always :class:`RunFinished` carrying the :class:`RunResult`;
+        ``KeyboardInterrupt`` during a model call, a tool or a callback ends the run with status
+        ``interrupted`` (the trajectory so far is kept).
+        """
+        return self._drive(self._loop(task, list(history), [], self.config.max_steps))
+
+    def resume(self, result: RunResult, max_steps: int | None = None) -> RunResult:
+        """Continue a run that stopped without a final answer; see :meth:`iter_resume`."""
+        return last_result(self.iter_resume(result, max_steps))
+
+    def iter_resume(self, result: RunResult, max_steps: int | None = None) -> Iterator[Event]:
+        """Continue ``result`` (e.g. loaded with :meth:`RunResult.load`) with ``max_steps`` more
+        steps (default: ``config.max_steps``). The earlier steps and messages are kept; a
+        best-effort answer is set aside, and a step cut short by Ctrl-C is asked again.
+
+        Raises:
+            ConfigError: the run already ended with a final answer.
+        """
+        if result.status == "final_answer":
+            raise ConfigError("This run already has a final answer; there is nothing to resume.")
+        messages, steps = resumable(result, self.system_prompt)
+        budget = max_steps or self.config.max_steps
+        return self._drive(self._loop(result.task, messages, steps, budget, resumed=True))
+
+    def stream_answer(self, task: str) -> Iterator[str]:
+        """Run ``task`` and yield only the final answer's text, piece by piece as the model
+        writes it (streaming when the backend can; otherwise the whole answer at the end).
+        Use :meth:`iter` with ``stream=True`` to get the answer pieces and the result."""
+        streamed: dict[int, str] = {}
+        agent = self if self.config.stream else self._with(stream=True)
+        for event in agent.iter(task):
+            if isinstance(event, AnswerToken):
+                streamed[event.index] = streamed.get(event.index, "") + event.text
+                yield event.text
+            elif isinstance(event, FinalAnswer) and not event.draft:
+                sent = streamed.get(event.step.index, "")
+                if event.text.startswith(sent):
+                    rest = event.text[len(sent):]
+                    if rest:
+                        yield rest
+
+    def chat(self, **options: Any) -> Conversation:
+        """A :class:`~react_agent.agent._conversation.Conversation` with this agent: several turns
+        sharing one history (``options``: ``max_history_tokens``, ``keep_last``)."""
+        from ._conversation import Conversation
+
+        return Conversation(self, **options)
+
+    async def arun(self, task: str) -> RunResult:
+        """:meth:`run` for asyncio. Cancelling the task ends the run (status ``interrupted``,
+        seen by :meth:`aiter` consumers) and re-raises ``CancelledError``."""
+        result: RunResult | None = None
+        async for event in self.aiter(task):
+            if isinstance(event, RunFinished):
+                result = event.result
+        assert result is not None, "aiter() always ends with RunFinished"
+        return result
+
+    async def aiter(self, task: str, *, history: Sequence[Message] = ()) -> AsyncIterator[Event]:
+        """:meth:`iter` for asyncio: the model is awaited (``acomplete``/``astream`` if the
+        backend has them, e.g. :class:`OpenAIChatModel` with ``AsyncOpenAI``; else ``complete``
+        in a worker thread) and tools run with :func:`~react_agent.tools._invoker.ainvoke_all`
+        (``async def`` tools on the event loop). On cancellation the last event is
+        ``RunFinished`` with status ``interrupted``, then ``CancelledError`` is re-raised."""
+        loop = self._loop(task, list(history), [], self.config.max_steps)
+        value: Any = None
+        error: BaseException | None = None
+        cancelled = False
+        while True:
+            try:
+                item = loop.throw(error) if error else loop.send(value)
+            except StopIteration:
+                break
+            value, error = None, None
+            try:
+                if isinstance(item, Query):
+                    async for piece in aquery(self.model, item, stream=self.config.stream,
+                                              constrained=self.config.constrained):
+                        if isinstance(piece, ModelReply):
+                            value = piece
+                        else:
+                            self._notify(piece)
+                            yield piece
+                elif isinstance(item, Invoke):
+                    value = await ainvoke_all(self.toolbox, item.calls, **self._invoke_options())
+                else:
+                    self._notify(item)
+                    yield item
+            except BaseException as exc:
+                cancelled = cancelled or isinstance(exc, asyncio.CancelledError)
+                error = exc
+        if cancelled:
+            raise asyncio.CancelledError
+
+    def _drive(self, loop: Generator[Request, Any, None]) -> Iterator[Event]:
+        """Run the I/O-free loop: answer its model and tool requests, pass its events on (to
+        the callbacks first). An exception of a callback is thrown into the loop: Ctrl-C ends
+        the run with status ``interrupted``; any other is raised to the caller."""
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                item = loop.throw(error) if error else loop.send(value)
+            except StopIteration:
+                return
+            value, error = None, None
+            try:
+                if isinstance(item, Query):
+                    value = yield from query(self.model, item, stream=self.config.stream,
+                                             constrained=self.config.constrained,
+                                             notify=self._notify)
+                elif isinstance(item, Invoke):
+                    value = invoke_all(self.toolbox, item.calls, **self._invoke_options())
+                else:
+                    self._notify(item)
+                    yield item
+            except BaseException as exc:
+                error = exc
+
+    def _loop(
+        self, task: str, history: list[Message], steps: list[Step], budget: int,
+        resumed: bool = False,
+    ) -> Generator[Request, Any, None]:
+        """The loop (:func:`react_agent.agent._loop.react`) for ``task``, set up with this agent's
+        tools, prompt and options; ``history``: earlier messages (or, ``resumed``, all of them)."""
+        config = self.config
+        shown = self.toolbox if resumed else select_tools(
+            self.toolbox, task, mode=config.routing, threshold=config.routing_threshold,
+            top_k=config.routing_top_k,
+        )
+        system = self.system_prompt if shown is self.toolbox else \
+            prompts.render_system_prompt(shown, config.instructions, config.system_prompt)
+        schema = None if config.constrained == "off" else \
+            self.reply_schema if shown is self.toolbox else reply_schema(shown)
+        earlier = history[1:] if history and history[0]["role"] == "system" else history
+        messages = history if resumed else [
+            {"role": "system", "content": system}, *earlier, {"role": "user", "content": task}
+        ]
+        run = RunResult(task, "max_steps", None, steps, messages=messages, tools=[*shown.names])
+        return react(Setup(self.toolbox, shown, system, schema, config), run, budget)
+
+    def _invoke_options(self) -> dict[str, Any]:
+        return {
+            "max_chars": self.config.max_observation_chars,
+            "max_workers": self.config.max_parallel_calls,
+            "approver": self.approver,
+        }
+
+    def _with(self, **changes: Any) -> Agent:
+        """A copy of this agent with some :class:`AgentConfig` fields changed."""
+        twin = copy.copy(self)
+        twin.config = dataclasses.replace(self.config, **changes)
+        return twin
+
+    def _notify(self, event: Event) -> None:
+        for callback in self.callbacks:
+            callback(event)

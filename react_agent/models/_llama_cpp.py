@@ -1,0 +1,269 @@
+"""The embedded model: llama.cpp in-process through ``llama-cpp-python`` (the ``local`` extra)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError, ModelError
+from ..types import Message, ModelReply
+from ._cpu_probe import Verdict, decide
+from ._weights import Progress, default_model_path
+from .base import STOP_SEQUENCES
+
+if TYPE_CHECKING:
+    from ._answer_floor import AnswerFloor
+
+_PARAMS_LOCK = threading.Lock()
+
+
+class LlamaCppModel:
+    """A GGUF model run in this process by llama.cpp.
+
+    Args:
+        model_path: a GGUF file; ``None`` = the bundled Qwen2.5-Coder-1.5B-Instruct Q4_K_M,
+            assembled on first use (see :mod:`react_agent.models._weights`).
+        n_ctx: context window in tokens.
+        n_threads: CPU threads; ``None`` = all cores.
+        temperature: 0 (deterministic) by default.
+        max_tokens: cap on one reply, in tokens.
+        seed: sampling seed.
+        progress: called with ``(bytes_done, bytes_total)`` while the default weights are assembled.
+        extra_buffer_types: llama.cpp's fast CPU path (weight repacking into extra buffer
+            types: AMX, AVX-512, AVX2 layouts). ``None`` (default) = decided once per machine by
+            a probe in a child process, because some virtual machines advertise instructions
+            they do not run and the process would die by SIGILL; ``True``/``False`` forces it.
+            The environment variable ``REACT_AGENT_EXTRA_BUFFER_TYPES=1``/``0`` does the same
+            for every model (see :mod:`react_agent.models._cpu_probe`). After :meth:`load`,
+            :attr:`verdict` says what was used and why.
+
+    The model loads on the first :meth:`complete` (or :meth:`load`). llama.cpp reuses its KV cache
+    for the common prefix of consecutive requests, so an append-only history only pays for the
+    new tokens of each step; :meth:`reset` forgets it (a fresh model's replies, for runs that
+    must not depend on each other).
+
+    Raises:
+        ConfigError: llama-cpp-python or the weights are not installed, or the file is not a GGUF.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        seed: int = 0,
+        progress: Progress | None = None,
+        extra_buffer_types: bool | None = None,
+    ) -> None:
+        self.model_path = Path(model_path) if model_path else None
+        if self.model_path is not None and not self.model_path.is_file():
+            raise ConfigError(f"No GGUF model file at {self.model_path}.")
+        self.n_ctx, self.n_threads, self.seed = n_ctx, n_threads or os.cpu_count() or 1, seed
+        self.temperature, self.max_tokens, self.progress = temperature, max_tokens, progress
+        self.extra_buffer_types = extra_buffer_types
+        self.verdict: Verdict | None = None
+        self._llama: Any = None
+        self._final_ids: frozenset[int] | None = None
+        self._lock = threading.Lock()
+
+    accepts_answer_floor = True
+    """``complete``/``stream`` take ``answer_floor=``: the reply gives the final answer when the
+    model gives that branch at least this probability (:mod:`.answer_floor`)."""
+
+    accepts_schema = True
+    """``complete``/``stream`` take ``schema=``: llama.cpp then decodes under a grammar built
+    from the JSON Schema, so every reply fits it."""
+
+    @property
+    def name(self) -> str:
+        return self.model_path.name if self.model_path else "local (Qwen2.5-Coder-1.5B-Instruct)"
+
+    def load(self) -> None:
+        """Load the weights now (otherwise the first call does)."""
+        if self._llama is not None:
+            return
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:
+            raise ConfigError(
+                "The embedded model needs llama-cpp-python: pip install 'react-agent[local]' "
+                "(compiles llama.cpp, about 10 minutes the first time) -- or use a server with "
+                "--base-url URL."
+            ) from exc
+        path = self.model_path or default_model_path(self.progress)
+        verdict = decide(path, self.extra_buffer_types)
+        try:
+            with use_extra_bufts(verdict.extra_buffer_types):
+                self._llama = Llama(
+                    model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                    seed=self.seed, verbose=False,
+                )
+        except (ValueError, RuntimeError) as exc:
+            raise ConfigError(f"llama.cpp could not load {path}: {exc}") from exc
+        self.model_path, self.verdict = path, verdict
+
+    def complete(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False, answer_floor: float | None = None,
+    ) -> ModelReply:
+        """The reply to ``messages``; with ``schema`` (a JSON Schema), decoding is constrained
+        to it (``strict`` changes nothing here: llama.cpp always supports it); with
+        ``answer_floor`` (0-1], the reply gives the final answer where the model gives that
+        branch at least this probability (:class:`.answer_floor.AnswerFloor`).
+
+        Raises:
+            ModelError: the conversation no longer fits the context window.
+        """
+        with self._lock:  # one llama context: one request at a time
+            self.load()
+            floor = self._floor(answer_floor)
+            try:
+                out = self._llama.create_chat_completion(**self._request(messages, schema, floor))
+            except ValueError as exc:  # llama-cpp-python reports context overflow this way
+                raise self._overflow(exc) from exc
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return ModelReply(
+            text=choice["message"].get("content") or "",
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            finish_reason=choice.get("finish_reason"),
+            answer_probability=floor.probability if floor else None,
+            answer_taken=bool(floor and floor.taken),
+        )
+
+    def stream(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False, answer_floor: float | None = None,
+    ) -> Iterator[str | ModelReply]:
+        """The reply's text pieces as llama.cpp generates them, then the whole
+        :class:`ModelReply` (``schema`` and ``answer_floor`` as in :meth:`complete`). llama.cpp
+        does not report usage when streaming: the tokens are counted from the context
+        (prompt = tokens in context - generated).
+
+        Raises:
+            ModelError: the conversation no longer fits the context window.
+        """
+        parts: list[str] = []
+        finish: str | None = None
+        with self._lock:
+            self.load()
+            floor = self._floor(answer_floor)
+            try:
+                for chunk in self._llama.create_chat_completion(
+                    **self._request(messages, schema, floor), stream=True
+                ):
+                    choice = chunk["choices"][0]
+                    finish = choice.get("finish_reason") or finish
+                    piece = choice.get("delta", {}).get("content") or ""
+                    if piece:
+                        parts.append(piece)
+                        yield piece
+            except ValueError as exc:
+                raise self._overflow(exc) from exc
+            text = "".join(parts)
+            completion = len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
+            prompt = max(0, self._llama.n_tokens - completion)
+        yield ModelReply(text, prompt or None, completion, finish,
+                         floor.probability if floor else None, bool(floor and floor.taken))
+
+    def reset(self) -> None:
+        """Forget the KV cache, so the next reply is the one a freshly loaded model gives.
+
+        llama.cpp reuses the cached prefix of the previous request; the tokens after it are then
+        evaluated in other batches than a fresh evaluation would use, which changes the logits by
+        rounding, and a greedy reply can differ (seen: a task's first reply depended on the task
+        run before it). After ``reset`` the whole next prompt is evaluated from position 0, at
+        the cost of reading it again. Does nothing before the model is loaded.
+        """
+        with self._lock:
+            if self._llama is not None:
+                self._llama.reset()
+
+    def count_tokens(self, text: str) -> int:
+        """Exact number of tokens of ``text`` for this model."""
+        with self._lock:
+            self.load()
+            return len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
+
+    def _request(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        floor: AnswerFloor | None = None,
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "messages": list(messages), "temperature": self.temperature,
+            "max_tokens": self.max_tokens, "seed": self.seed, "stop": list(STOP_SEQUENCES),
+        }
+        if schema is not None:
+            request["response_format"] = {"type": "json_object", "schema": schema}
+        if floor is not None:
+            request["logits_processor"] = [floor]
+        return request
+
+    def _floor(self, answer_floor: float | None) -> AnswerFloor | None:
+        """A fresh :class:`AnswerFloor` for one reply (``None`` without a floor). The tokens
+        that begin ``final_answer`` are found once per model, from its vocabulary."""
+        if answer_floor is None:
+            return None
+        from ._answer_floor import AnswerFloor, final_key_tokens  # numpy: the local extra
+
+        if self._final_ids is None:
+            llama = self._llama
+            self._final_ids = final_key_tokens(
+                (i, llama.detokenize([i]).decode("utf-8", "ignore"))
+                for i in range(llama.n_vocab()))
+        return AnswerFloor(answer_floor, self._text, self._final_ids)
+
+    def _text(self, tokens: Sequence[int]) -> str:
+        return str(self._llama.detokenize(list(tokens)).decode("utf-8", "ignore"))
+
+    def _overflow(self, exc: ValueError) -> ModelError:
+        return ModelError(
+            f"The conversation no longer fits the model's context window ({self.n_ctx} tokens): "
+            f"{exc}. Use fewer steps or a larger n_ctx.",
+            cause="context_length",
+        )
+
+
+@contextlib.contextmanager
+def use_extra_bufts(enabled: bool) -> Iterator[None]:
+    """Within this block, llama-cpp-python's ``Llama(...)`` loads models with llama.cpp's model
+    parameter ``use_extra_bufts = enabled``.
+
+    ``Llama`` takes no argument for it: it starts from ``llama_model_default_params()`` while
+    constructing, so for ``enabled=False`` that function is wrapped for the duration of the
+    block (under a lock: one load at a time). ``enabled=True`` is llama.cpp's default and
+    changes nothing.
+
+    Raises:
+        ConfigError: this llama-cpp-python's ``llama_model_params`` has no ``use_extra_bufts``
+            (older than 0.3.36).
+    """
+    if enabled:
+        yield
+        return
+    import llama_cpp.llama_cpp as lib
+
+    if "use_extra_bufts" not in {name for name, *_ in lib.llama_model_params._fields_}:
+        raise ConfigError("This llama-cpp-python cannot turn off extra buffer types; upgrade it: "
+                          "pip install 'llama-cpp-python>=0.3.36,<0.4'.")
+    with _PARAMS_LOCK:
+        default_params = lib.llama_model_default_params
+
+        def safe_params() -> Any:
+            params = default_params()
+            params.use_extra_bufts = False
+            return params
+
+        lib.llama_model_default_params = safe_params
+        try:
+            yield
+        finally:
+            lib.llama_model_default_params = default_params

@@ -1,0 +1,1 @@
+"""Small-model policies: heuristics that plug into the loop at named hook points."""

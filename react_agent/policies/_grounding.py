@@ -1,0 +1,107 @@
+"""Is a tool call tied to the task? A check on the values a call carries, before it runs.
+
+Small models make contact details up: an email sent to a guessed address, a text to a number
+from nowhere. :func:`ungrounded` finds an address or phone number that neither the task nor any
+tool result holds, so the loop refuses the call until the value is looked up.
+:func:`unstated` finds any argument value the user's messages and the results do not state, so
+a call sent beside the lookup it depends on waits for that lookup's result.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..types import ToolCall, ToolResult
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
+
+
+def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None:
+    """A refusal to run ``call`` when one of its string arguments holds an email address or a
+    phone number (7 digits or more) found nowhere in ``known`` (the task, the system prompt and
+    the tool results so far): a small model makes such values up instead of looking them up
+    (seen: an email sent to a guessed address). The refusal names the addresses or numbers
+    that ``found`` holds (the task and the successful tool results), closest first, so a model
+    that looked the value up but kept its guess sees which one to use. ``None`` when every such
+    value is grounded."""
+    known_mail = known.casefold()
+    known_digits = [re.sub(r"\D", "", m) for m in _PHONE.findall(known)]
+    for where, text in strings(call.args):
+        for mail in _EMAIL.findall(text):
+            if mail.casefold() not in known_mail:
+                return _not_grounded(call, where, mail, "address", _EMAIL.findall(found))
+        for phone in _PHONE.findall(text):
+            digits = re.sub(r"\D", "", phone)
+            seen = any(digits in k or k in digits for k in known_digits if len(k) >= 7)
+            if len(digits) >= 7 and not _DATE.search(phone) and not seen:
+                numbers = [p.strip() for p in _PHONE.findall(found)
+                           if len(re.sub(r"\D", "", p)) >= 7 and not _DATE.search(p)]
+                return _not_grounded(call, where, phone, "number", numbers)
+    return None
+
+
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def unstated(call: ToolCall, said: str, parameters: dict[str, Any] | None = None) -> list[str]:
+    """The argument values of ``call`` that ``said`` (what the user said and the tools returned)
+    does not state: a string of 4 characters or more that it does not hold (ignoring case), a
+    number it does not hold other than a whole number up to 10 (a count or an option such as
+    ``days=3``), unless the value is one of the argument's ``enum`` in ``parameters`` (the
+    tool's JSON Schema). Seen in a reply of several calls: an amount to convert made up before
+    the lookup that gives it, an address written as a description of it."""
+    text = said.casefold()
+    numbers = {float(n.replace(",", "")) for n in _NUMBER.findall(said)}
+    props = (parameters or {}).get("properties", {})
+    missing = []
+    for name, value in call.args.items():
+        spec = props.get(name)
+        allowed = spec.get("enum", []) if isinstance(spec, dict) else []
+        for _, leaf in leaves(value):
+            if leaf in allowed or isinstance(leaf, bool):
+                continue
+            if isinstance(leaf, (int, float)):
+                if float(leaf) not in numbers and not (float(leaf).is_integer() and
+                                                       abs(leaf) <= 10):
+                    missing.append(str(leaf))
+            elif len(leaf.strip()) > 3 and leaf.strip().casefold() not in text:
+                missing.append(leaf)
+    return missing
+
+
+def _not_grounded(
+    call: ToolCall, where: str, value: str, kind: str, candidates: list[str]
+) -> ToolResult:
+    article = "an" if kind[0] in "aeiou" else "a"
+    text = (f"Error: {call.name} was not run: the {kind} {value!r} in {where} is in neither the "
+            f"task nor any tool result. Do not make up {article} {kind}: take it from the task, or "
+            "look it up with a tool first, then call again with the value it returns.")
+    close = sorted(dict.fromkeys(candidates),
+                   key=lambda c: -difflib.SequenceMatcher(None, value, c).ratio())[:3]
+    if close:
+        text += (f" The task and the tool results hold: {', '.join(map(repr, close))}; use "
+                 "the one that belongs to whom the task means.")
+    return ToolResult(call, text, ok=False, error="ungrounded")
+
+
+def strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
+    """Each string in ``value`` (parsed JSON, at any depth) with where it is: ``to``,
+    ``cc[1]``, ``a.b``."""
+    return ((at, leaf) for at, leaf in leaves(value, where) if isinstance(leaf, str))
+
+
+def leaves(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:
+    """Each string and number in ``value`` (parsed JSON, at any depth) with where it is."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for n, item in enumerate(value):
+            yield from leaves(item, f"{where}[{n}]")
+    elif isinstance(value, (str, int, float)):
+        yield where, value

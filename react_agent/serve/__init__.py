@@ -1,0 +1,9 @@
+"""``react-agent serve``: an OpenAI-compatible endpoint that gives ``tools=`` to models that
+have none (needs the ``serve`` extra).
+
+:func:`create_app` builds the ASGI app; :func:`running` runs one in a background thread.
+"""
+
+from ._app import ApiError, ServeConfig, create_app, running
+
+__all__ = ["ApiError", "ServeConfig", "create_app", "running"]

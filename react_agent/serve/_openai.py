@@ -1,0 +1,402 @@
+"""OpenAI's Chat Completions shapes <-> react-agent's protocol, for ``react-agent serve``.
+
+Pure translation, no I/O. A request that carries ``tools`` becomes a :class:`TurnPlan`:
+
+- the tool specs become a :class:`~react_agent.tools._toolbox.Toolbox` (loose type names of public
+  benchmarks such as ``dict``, ``float``, ``tuple``, ``any`` normalised as ``react-agent eval``
+  does; the functions are never run);
+- the client's ``system``/``developer`` messages become the "additional instructions" of the
+  system prompt rendered from that toolbox (``prompts/system.md``);
+- ``assistant`` messages with ``tool_calls`` become the ``{"thought", "action"}`` envelopes the
+  model writes itself, and the ``tool`` messages that answer them one observation message
+  (``prompts/observation.md``, numbered when several), so the model sees its own protocol;
+- ``tool_choice`` and ``parallel_tool_calls`` become instructions (``prompts/tool_choice_*.md``,
+  ``prompts/one_call.md``) and are checked again on the reply (:mod:`react_agent.serve._turn`).
+
+The other direction builds OpenAI's response objects: a completion, stream chunks, errors.
+Field names and meanings follow OpenAI's API reference for chat completions
+(https://platform.openai.com/docs/api-reference/chat).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import cachetools
+
+from .. import prompts
+from .._persist import loads
+from ..agent._loop import observation_message
+from ..errors import ReactAgentError, ToolDefinitionError
+from ..harness._evaluation import toolbox_from_specs
+from ..models.base import Message
+from ..tools import _schema as json_schema
+from ..tools._invoker import format_result
+from ..tools._toolbox import Toolbox
+from ..types import ToolCall, ToolResult
+
+TOOL_CHOICES = ("auto", "none", "required", "function")
+ARGUMENT_PIECE_CHARS = 24
+"""A streamed tool call's ``arguments`` string is sent in pieces of this many characters."""
+_NO_DESCRIPTION = "(no description given)"
+
+
+class RequestError(ReactAgentError, ValueError):
+    """A request the endpoint cannot serve (HTTP 400); the message says what to change.
+
+    Attributes:
+        param: the request field at fault, e.g. ``"tools[1].function.parameters"``, or ``None``.
+    """
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """What the reply may do: ``mode`` is ``"auto"``, ``"none"`` (no call), ``"required"`` (at
+    least one call) or ``"function"`` (a call of the tool ``name``)."""
+
+    mode: str = "auto"
+    name: str | None = None
+
+
+@dataclass
+class TurnPlan:
+    """One request with tools, in react-agent's terms.
+
+    Attributes:
+        toolbox: the request's tools (their functions are never run).
+        messages: what the model is sent: the system prompt, then the conversation.
+        choice: the request's ``tool_choice``.
+        parallel: several calls in one reply are allowed (``parallel_tool_calls``, default true).
+    """
+
+    toolbox: Toolbox
+    messages: list[Message]
+    choice: ToolChoice
+    parallel: bool = True
+
+
+def read_request(body: dict[str, Any]) -> TurnPlan:
+    """The :class:`TurnPlan` of a Chat Completions request body that has ``tools``.
+
+    Raises:
+        RequestError: a tool that is not a function tool or whose parameters are not a JSON
+            Schema object, an unknown ``tool_choice`` or one naming a tool not in ``tools``,
+            ``n`` other than 1, malformed messages, or a conversation that does not end with a
+            user message or tool results.
+    """
+    if body.get("n") not in (None, 1):
+        raise RequestError("Only n=1 is supported: one choice per request.", "n")
+    toolbox = read_tools(body.get("tools"))
+    choice = read_tool_choice(body.get("tool_choice"), toolbox)
+    parallel = body.get("parallel_tool_calls", True) is not False
+    instructions, conversation = read_messages(body.get("messages"))
+    if choice.mode == "function":
+        instructions.append(prompts.render("tool_choice_function", tool=choice.name))
+    elif choice.mode in ("none", "required"):
+        instructions.append(prompts.render(f"tool_choice_{choice.mode}"))
+    if not parallel and choice.mode != "none":
+        instructions.append(prompts.render("one_call"))
+    system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions))
+    return TurnPlan(toolbox, [{"role": "system", "content": system}, *conversation], choice,
+                    parallel)
+
+
+def read_tools(specs: Any) -> Toolbox:
+    """A Toolbox of OpenAI function tool specs (see the module docs).
+
+    Raises:
+        RequestError: not a list of function tools, a ``parameters`` that is not a JSON Schema
+            object, a bad or duplicate name.
+    """
+    if not isinstance(specs, list) or not specs:
+        raise RequestError("tools must be a non-empty list of function tools.", "tools")
+    if len(specs) > MAX_TOOLS:
+        raise RequestError(f"tools holds {len(specs)} tools; at most {MAX_TOOLS} are accepted "
+                           "(as by OpenAI's API).", "tools")
+    functions = []
+    for i, spec in enumerate(specs):
+        fn = spec.get("function") if isinstance(spec, dict) else None
+        if not isinstance(fn, dict) or spec.get("type", "function") != "function":
+            raise RequestError(
+                f'tools[{i}] is not a function tool: expected {{"type": "function", '
+                '"function": {"name": ..., "description": ..., "parameters": {...}}}.',
+                f"tools[{i}]",
+            )
+        parameters = fn.get("parameters")
+        if parameters is not None and not isinstance(parameters, dict):
+            raise RequestError(
+                f"tools[{i}].function.parameters must be a JSON Schema object "
+                f'{{"type": "object", "properties": {{...}}}}, got {_show(parameters)}.',
+                f"tools[{i}].function.parameters",
+            )
+        try:
+            json_schema.check(parameters, f"tools[{i}].function.parameters")
+        except ToolDefinitionError as exc:
+            raise RequestError(str(exc), f"tools[{i}].function.parameters") from exc
+        functions.append({**fn, "description": fn.get("description") or _NO_DESCRIPTION})
+    key = json.dumps(functions)  # in their order: it is the prompt's order
+    with _CACHE_LOCK:
+        toolbox = _TOOLBOXES.get(key)
+    if toolbox is None:
+        try:
+            toolbox = toolbox_from_specs({"type": "function", "function": fn} for fn in functions)
+        except ToolDefinitionError as exc:
+            raise RequestError(f"tools: {exc}", "tools") from exc
+        with _CACHE_LOCK:
+            if len(key) <= _TOOLBOXES.maxsize:
+                _TOOLBOXES[key] = toolbox
+    return toolbox
+
+
+MAX_TOOLS = 128
+"""The most tools one request may carry."""
+
+TOOLBOX_CACHE_CHARS = 8 * 1024 * 1024
+"""The toolboxes of recent requests are kept (a tool loop sends the same tools with every
+request, and checking their schemas is the costly part), up to this many characters of tool
+specs in all; the least recently used go first."""
+
+_TOOLBOXES: cachetools.LRUCache[str, Toolbox] = cachetools.LRUCache(
+    maxsize=TOOLBOX_CACHE_CHARS, getsizeof=len)
+_CACHE_LOCK = threading.Lock()
+
+
+def read_tool_choice(value: Any, toolbox: Toolbox) -> ToolChoice:
+    """The :class:`ToolChoice` of a ``tool_choice`` value (``None`` means ``"auto"``).
+
+    Raises:
+        RequestError: an unknown value, or a named function that is not in ``tools``.
+    """
+    if value is None or value == "auto":
+        return ToolChoice()
+    if value in ("none", "required"):
+        return ToolChoice(value)
+    fn = value.get("function") if isinstance(value, dict) else None
+    name = fn.get("name") if isinstance(fn, dict) else None
+    if not isinstance(name, str) or value.get("type", "function") != "function":
+        raise RequestError(
+            f'tool_choice must be "auto", "none", "required" or {{"type": "function", '
+            f'"function": {{"name": ...}}}}, got {_show(value)}.',
+            "tool_choice",
+        )
+    if name not in toolbox:
+        raise RequestError(
+            f"tool_choice names the function {name!r}, which is not in tools "
+            f"({', '.join(toolbox.names)}).",
+            "tool_choice",
+        )
+    return ToolChoice("function", name)
+
+
+def read_messages(messages: Any) -> tuple[list[str], list[Message]]:
+    """``(instructions, conversation)``: the text of the system/developer messages, and the
+    other messages in react-agent's protocol (see the module docs).
+
+    Raises:
+        RequestError: malformed messages, a ``tool`` message answering no earlier tool call,
+            or a conversation that does not end with a user message or tool results.
+    """
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("messages must be a non-empty list.", "messages")
+    instructions: list[str] = []
+    conversation: list[Message] = []
+    calls: dict[str, ToolCall] = {}
+    results: list[ToolResult] = []
+    task = ""
+    for i, message in enumerate(messages):
+        where = f"messages[{i}]"
+        role = message.get("role") if isinstance(message, dict) else None
+        if role != "tool" and results:
+            conversation.append({"role": "user", "content": observation_message(results, task)})
+            results = []
+        if role in ("system", "developer"):
+            instructions.append(_text(message.get("content"), where))
+        elif role == "user":
+            task = _text(message.get("content"), where)
+            conversation.append({"role": "user", "content": task})
+        elif role == "assistant":
+            content = _assistant(message, where, calls)
+            conversation.append({"role": "assistant", "content": content})
+        elif role == "tool":
+            call = calls.get(str(message.get("tool_call_id")))
+            if call is None:
+                raise RequestError(
+                    f"{where} answers tool_call_id {message.get('tool_call_id')!r}, which no "
+                    "earlier assistant message's tool_calls has.",
+                    f"{where}.tool_call_id",
+                )
+            observation = format_result(_text(message.get("content"), where))
+            results.append(ToolResult(call, observation, ok=True))
+        else:
+            raise RequestError(
+                f"{where} has role {role!r}; expected system, developer, user, assistant or "
+                "tool.",
+                f"{where}.role",
+            )
+    if results:
+        conversation.append({"role": "user", "content": observation_message(results, task)})
+    if not conversation or conversation[-1]["role"] != "user":
+        raise RequestError(
+            "The conversation must end with a user message or tool results: there is nothing "
+            "for the model to answer.",
+            "messages",
+        )
+    return instructions, conversation
+
+
+def plain_messages(messages: Any) -> list[Message]:
+    """The messages of a request without tools, for an in-process model: ``{"role",
+    "content"}`` with text content (``developer`` read as ``system``).
+
+    Raises:
+        RequestError: not a list of system/developer/user/assistant messages with text content.
+    """
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("messages must be a non-empty list.", "messages")
+    plain = []
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role not in ("system", "developer", "user", "assistant"):
+            raise RequestError(
+                f"messages[{i}] has role {role!r}; without tools, expected system, developer, "
+                "user or assistant.",
+                f"messages[{i}].role",
+            )
+        text = _text(message.get("content"), f"messages[{i}]")
+        plain.append({"role": "system" if role == "developer" else role, "content": text})
+    return plain
+
+
+def _assistant(message: dict[str, Any], where: str, calls: dict[str, ToolCall]) -> str:
+    """An assistant message as the envelope the model writes; its calls are kept by id."""
+    text = _text(message.get("content"), where)
+    tool_calls = message.get("tool_calls") or []
+    if not isinstance(tool_calls, list):
+        raise RequestError(f"{where}.tool_calls must be a list.", f"{where}.tool_calls")
+    if not tool_calls:
+        return _dumps({"action": {"final_answer": text}})
+    actions = []
+    for j, item in enumerate(tool_calls):
+        fn = item.get("function") if isinstance(item, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise RequestError(f"{where}.tool_calls[{j}] has no function name.",
+                               f"{where}.tool_calls[{j}]")
+        try:
+            args = loads(fn.get("arguments") or "{}")
+        except (TypeError, ValueError):
+            args = None
+        if not isinstance(args, dict):
+            raise RequestError(
+                f"{where}.tool_calls[{j}].function.arguments must be a JSON object as a "
+                f"string, got {_show(fn.get('arguments'))}.",
+                f"{where}.tool_calls[{j}].function.arguments",
+            )
+        call = ToolCall(fn["name"], args)
+        calls[str(item.get("id"))] = call
+        actions.append(call.to_dict())
+    envelope: dict[str, Any] = {"thought": text} if text else {}
+    envelope["action"] = actions[0] if len(actions) == 1 else actions
+    return _dumps(envelope)
+
+
+def _text(content: Any, where: str) -> str:
+    """A message's content as text: a string, ``None``, or a list of text parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+        for p in content
+    ):
+        return "\n".join(p["text"] for p in content)
+    raise RequestError(
+        f"{where}.content must be a string or a list of text parts; other parts (images, "
+        "audio, files) are not supported.",
+        f"{where}.content",
+    )
+
+
+# -- responses --------------------------------------------------------------------------------
+def new_id(prefix: str) -> str:
+    """A fresh id in OpenAI's style: ``call_...`` for tool calls, ``chatcmpl-...`` for replies."""
+    return f"{prefix}{uuid.uuid4().hex[:24]}"
+
+
+def tool_call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One entry of ``message.tool_calls``; ``arguments`` is the JSON text of ``args``."""
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": _dumps(args)}}
+
+
+def completion(
+    reply_id: str, model: str, message: dict[str, Any], finish_reason: str,
+    usage: dict[str, int], **extra: Any,
+) -> dict[str, Any]:
+    """A ``chat.completion`` object with one choice; ``extra`` adds top-level fields."""
+    return {
+        "id": reply_id, "object": "chat.completion", "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason,
+                     "logprobs": None}],
+        "usage": usage, **extra,
+    }
+
+
+def chunk(
+    reply_id: str, model: str, delta: dict[str, Any] | None, finish_reason: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A ``chat.completion.chunk``; ``delta=None`` gives the usage-only chunk (no choices)."""
+    choices = [] if delta is None else [
+        {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+    ]
+    return {"id": reply_id, "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": model, "choices": choices, **extra}
+
+
+def tool_call_deltas(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stream deltas of ``message.tool_calls``: per call, one delta with its ``index``,
+    ``id``, ``type`` and ``name`` (empty arguments), then its ``arguments`` in pieces of
+    :data:`ARGUMENT_PIECE_CHARS` characters, as OpenAI streams them."""
+    deltas = []
+    for index, call in enumerate(calls):
+        fn = call["function"]
+        deltas.append({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                       "function": {"name": fn["name"], "arguments": ""}}]})
+        text = fn["arguments"]
+        for start in range(0, len(text), ARGUMENT_PIECE_CHARS):
+            piece = text[start : start + ARGUMENT_PIECE_CHARS]
+            deltas.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    return deltas
+
+
+def usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
+    """The ``usage`` object: prompt, completion and total tokens."""
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens}
+
+
+def error_body(
+    message: str, kind: str = "invalid_request_error", param: str | None = None,
+    code: str | None = None,
+) -> dict[str, Any]:
+    """OpenAI's error object: ``{"error": {"message", "type", "param", "code"}}``."""
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)[:80]

@@ -1,0 +1,28 @@
+"""Tools: what the model may call, and the safe invoker that runs a call.
+
+- :class:`Tool` and :class:`Toolbox`: a tool is a callable with a name, a description and a JSON
+  Schema for its arguments (from the signature, given, or an OpenAI spec); a toolbox is a
+  name -> tool mapping that renders itself for the system prompt.
+- :func:`invoke`, :func:`invoke_all`, :func:`ainvoke_all`: one call -> one observation,
+  whatever happens (unknown tool, invalid arguments, an exception, a timeout).
+- :mod:`react_agent.tools.builtin`: the CLI's default tools (calculator, date/time, read-only
+  files) and the long-term memory tools.
+"""
+
+from ._invoker import (
+    DEFAULT_MAX_OBSERVATION_CHARS,
+    Approver,
+    ainvoke_all,
+    check_args,
+    clean_args,
+    format_result,
+    invoke,
+    invoke_all,
+)
+from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox, schema_from_function
+
+__all__ = [
+    "DEFAULT_MAX_OBSERVATION_CHARS", "DEFAULT_TOOL_TIMEOUT", "Approver", "Tool", "Toolbox",
+    "ainvoke_all", "check_args", "clean_args", "format_result", "invoke", "invoke_all",
+    "schema_from_function",
+]

@@ -1,0 +1,539 @@
+"""The safe invoker: one tool call -> one observation string, whatever happens.
+
+Unknown tools, invalid arguments, exceptions and timeouts all become ``Error: ...`` observations
+for the model (as in simonw/llm's tool runner); nothing a tool does can crash the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import difflib
+import inspect
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
+from . import _schema as json_schema
+from ._toolbox import Tool, Toolbox
+
+DEFAULT_MAX_OBSERVATION_CHARS = 8000
+"""Observations longer than this (characters) are cut, with a marker saying how much was cut."""
+
+
+Approver = Callable[[Tool, dict[str, Any]], bool]
+"""Asked before each call of a tool marked ``requires_approval``: ``approver(tool, args) -> bool``
+(``args`` already cleaned and validated). ``False`` declines; the model is told so."""
+
+
+@dataclass
+class _Ready:
+    """A call that passed cleaning, validation and approval, ready to run."""
+
+    call: ToolCall
+    tool: Tool
+    args: dict[str, Any]
+    cleaning: list[str]
+
+
+def invoke(
+    toolbox: Toolbox,
+    call: ToolCall,
+    *,
+    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    approver: Approver | None = None,
+) -> ToolResult:
+    """Run one tool call safely and describe the outcome for the model.
+
+    Never raises for anything the model or the tool did (``KeyboardInterrupt`` still passes).
+    The tool runs in the calling thread unless it has a timeout or is ``async def`` (then in a
+    worker thread; see :func:`_run`).
+    """
+    ready = prepare(toolbox, call, approver)
+    return ready if isinstance(ready, ToolResult) else _run(ready, max_chars)
+
+
+def invoke_all(
+    toolbox: Toolbox,
+    calls: Sequence[ToolCall],
+    *,
+    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    max_workers: int = 4,
+    approver: Approver | None = None,
+) -> list[ToolResult]:
+    """Run independent calls concurrently, each in its own thread, at most ``max_workers`` at a
+    time; results in the order given, one failing call does not affect the others. A single
+    call runs like :func:`invoke`: in the caller's thread unless its tool has a timeout.
+
+    Approvals are asked one call at a time, in order, before any call runs.
+    """
+    prepared = [prepare(toolbox, c, approver) for c in calls]
+    ready = [p for p in prepared if isinstance(p, _Ready)]
+    width = max(1, max_workers)
+    done: list[ToolResult] = []
+    if len(ready) == 1:
+        done.append(_run(ready[0], max_chars))
+    else:
+        for start in range(0, len(ready), width):  # each call in its own (daemon) thread
+            running = [_start(r) for r in ready[start : start + width]]
+            done.extend(_finish(r, max_chars) for r in running)
+    results = iter(done)
+    return [p if isinstance(p, ToolResult) else next(results) for p in prepared]
+
+
+async def ainvoke_all(
+    toolbox: Toolbox,
+    calls: Sequence[ToolCall],
+    *,
+    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    max_workers: int = 4,
+    approver: Approver | None = None,
+) -> list[ToolResult]:
+    """:func:`invoke_all` for asyncio: ``async def`` tools are awaited on the running loop
+    (with ``asyncio.wait_for`` for the timeout), plain tools run in worker threads (so that
+    they do not block the event loop); at most ``max_workers`` at once; results in the order
+    given."""
+    prepared = [prepare(toolbox, c, approver) for c in calls]
+    limit = asyncio.Semaphore(max(1, max_workers))
+
+    async def one(item: ToolResult | _Ready) -> ToolResult:
+        if isinstance(item, ToolResult):
+            return item
+        async with limit:
+            if not inspect.iscoroutinefunction(item.tool.func):
+                return await asyncio.to_thread(_run, item, max_chars)
+            started = time.perf_counter()
+            try:
+                value = await asyncio.wait_for(item.tool.func(**item.args), item.tool.timeout)
+            except asyncio.TimeoutError:
+                return _result(item, "timeout", None, time.perf_counter() - started, max_chars)
+            except Exception as exc:  # the tool's failure is the model's observation
+                return _result(item, "raised", exc, time.perf_counter() - started, max_chars)
+            return _result(item, "ok", value, time.perf_counter() - started, max_chars)
+
+    return list(await asyncio.gather(*(one(p) for p in prepared)))
+
+
+def prepare(
+    toolbox: Toolbox, call: ToolCall, approver: Approver | None = None
+) -> ToolResult | _Ready:
+    """Look the tool up, clean and validate the arguments and ask for approval if the tool needs
+    it. Returns the failed :class:`ToolResult` (unknown tool, invalid arguments, declined) or the
+    call ready to run."""
+    tool = toolbox.get(call.name)
+    if tool is None:
+        return ToolResult(call, _unknown_tool(toolbox, call.name), ok=False, error="unknown_tool")
+    args, cleaning = clean_args(tool.parameters, call.args)
+    problems = control_character_problems(args) + check_args(tool.parameters, args)
+    if problems:
+        text = f"Error: invalid arguments for {tool.name}:\n" + "\n".join(
+            f"- {p}" for p in problems
+        ) + "\n" + _what_to_change(toolbox, tool, call.args)
+        return ToolResult(call, text, ok=False, error="invalid_args", args=args, cleaning=cleaning)
+    if tool.requires_approval:
+        refusal = _ask_approval(approver, tool, args)
+        if refusal:
+            return ToolResult(call, refusal, False, "declined", args, cleaning)
+    return _Ready(call, tool, args, cleaning)
+
+
+def _what_to_change(toolbox: Toolbox, tool: Tool, sent: dict[str, Any]) -> str:
+    """The last line of an invalid-arguments observation: the tools whose arguments the sent
+    ones fit as they are (the model often sends the right arguments to the wrong tool), or the
+    call again with corrected arguments."""
+    fits = [other.name for other in toolbox.values() if other is not tool and sent
+            and not check_args(other.parameters, clean_args(other.parameters, sent)[0])]
+    again = f"call {tool.name} again with corrected args"
+    if fits:
+        names = " or ".join(fits[:3])
+        return f"These arguments fit {names} as they are: call {names} instead if that is the " \
+            f"tool the task needs; otherwise {again}."
+    return f"{again[0].upper()}{again[1:]}."
+
+
+def argument_for_bare_value(toolbox: Toolbox, tool_name: str, value: Any) -> str | None:
+    """The argument a value the model gave ``tool_name`` without a name belongs to
+    (``{"calculate": "17 * 2"}``): the tool's only required argument, when the value fits that
+    argument's schema as it is. ``None`` otherwise (no such tool, not exactly one required
+    argument, or a value of another type). The agent passes this to the parser
+    (``parse_reply(name_value=...)``)."""
+    tool = toolbox.get(tool_name)
+    if tool is None:
+        return None
+    required = tool.parameters.get("required") or []
+    if len(required) != 1:
+        return None
+    spec = (tool.parameters.get("properties") or {}).get(required[0])
+    if not isinstance(spec, dict):
+        return None
+    try:
+        if not json_schema.validator(spec).is_valid(value):
+            return None
+    except json_schema.UnresolvedReference:  # a reference to the rest of the tool's schema
+        return None
+    return str(required[0])
+
+
+def call_example(tool: Tool) -> str:
+    """A complete reply calling ``tool`` with its real argument names (the required ones, or
+    all when none is required), each value an example from the schema or a ``<type>``
+    placeholder: ``{"thought": "...", "action": {"name": "calculate", "args": {"expression":
+    "<string>"}}}``."""
+    props: dict[str, Any] = tool.parameters.get("properties") or {}
+    names = tool.parameters.get("required") or list(props)
+    args = {name: _example_value(props.get(name) or {}) for name in names}
+    action = {"name": tool.name, "args": args}
+    return json.dumps({"thought": "...", "action": action}, ensure_ascii=False)
+
+
+def _example_value(spec: dict[str, Any]) -> Any:
+    examples = spec.get("examples")
+    if isinstance(examples, list) and examples:
+        return examples[0]
+    if isinstance(spec.get("enum"), list) and spec["enum"]:
+        return spec["enum"][0]
+    types = _types(spec)
+    return f"<{types[0] if types else 'value'}>"
+
+
+def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -> str | None:
+    """``None`` if approved, else the observation saying why the call did not run."""
+    shown = json.dumps(args, ensure_ascii=False)
+    if approver is None:
+        return f"Error: {tool.name} needs the user's approval and no one can approve it in " \
+            "this run, so it was not run. Continue without it."
+    try:
+        approved = approver(tool, args)
+    except Exception as exc:  # an approver that fails declines
+        return f"Error: {tool.name} was not run: asking for approval failed " \
+            f"({type(exc).__name__}: {exc})."
+    if approved:
+        return None
+    return f"Error: the user declined to run {tool.name} {shown}. Do not ask for this call " \
+        "again; continue without it or give your final answer."
+
+
+def _run(ready: _Ready, max_chars: int) -> ToolResult:
+    """Run one call where its author expects it: in the calling thread, so that thread-bound
+    resources (a ``sqlite3`` connection, thread-locals, GUI objects, signal handlers) work;
+    in a worker thread only when the tool has a timeout (a hung worker can be abandoned, the
+    calling thread cannot) or is ``async def`` (it needs an event loop of its own)."""
+    tool = ready.tool
+    if tool.timeout is not None or inspect.iscoroutinefunction(tool.func):
+        return _finish(_start(ready), max_chars)
+    started = time.perf_counter()
+    try:
+        value = _settled(tool.func(**ready.args))
+    except (Exception, SystemExit) as exc:  # the tool's failure is the model's observation
+        return _result(ready, "raised", exc, time.perf_counter() - started, max_chars)
+    return _result(ready, "ok", value, time.perf_counter() - started, max_chars)
+
+
+def _settled(value: Any) -> Any:
+    """``value``, or what it resolves to if it is awaitable (a plain function that returned a
+    coroutine), run on a fresh event loop: here, or in a worker thread if one runs here."""
+    if not inspect.isawaitable(value):
+        return value
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(value))
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(_await(value))
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="tool:await", daemon=True)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+@dataclass
+class _Running:
+    """A tool call running in its own daemon thread (so that a hung tool can be abandoned)."""
+
+    ready: _Ready
+    thread: threading.Thread
+    box: dict[str, Any]
+    started: float
+
+
+def _start(ready: _Ready) -> _Running:
+    box: dict[str, Any] = {}
+    tool, args = ready.tool, ready.args
+
+    def target() -> None:
+        try:
+            result = tool.func(**args)
+            if inspect.isawaitable(result):
+                result = asyncio.run(_await(result))
+            box["value"] = result
+        except BaseException as exc:  # the tool's failure is the model's observation
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"tool:{tool.name}", daemon=True)
+    running = _Running(ready, thread, box, time.perf_counter())
+    thread.start()
+    return running
+
+
+def _finish(running: _Running, max_chars: int) -> ToolResult:
+    """Wait for the call until its tool's timeout (counted from its start); its result."""
+    timeout = running.ready.tool.timeout
+    left = None if timeout is None else max(0.0, running.started + timeout - time.perf_counter())
+    running.thread.join(left)
+    seconds = time.perf_counter() - running.started
+    if running.thread.is_alive():
+        return _result(running.ready, "timeout", None, seconds, max_chars)
+    if "error" in running.box:
+        return _result(running.ready, "raised", running.box["error"], seconds, max_chars)
+    return _result(running.ready, "ok", running.box.get("value"), seconds, max_chars)
+
+
+def _result(ready: _Ready, outcome: str, value: Any, seconds: float, max_chars: int) -> ToolResult:
+    """The observation for ("ok", value) | ("raised", exception) | ("timeout", None)."""
+    tool, rest = ready.tool, (ready.args, ready.cleaning, seconds)
+    if outcome == "timeout":
+        text = (
+            f"Error: {tool.name} did not finish within {tool.timeout:g} seconds and was "
+            "abandoned. Try simpler arguments or another approach."
+        )
+        return ToolResult(ready.call, text, False, "timeout", *rest)
+    if outcome == "raised":
+        text = f"Error: {type(value).__name__}: {value}"
+        return ToolResult(ready.call, _cut(text, max_chars), False, "tool_error", *rest)
+    return ToolResult(ready.call, _cut(format_result(value), max_chars), True, None, *rest)
+
+
+def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Clean arguments toward ``schema`` before validation, only where the meaning is certain.
+
+    Strips surrounding whitespace from strings; turns ``"5"`` into 5 and ``"2.5"`` into 2.5
+    where the schema expects a number, ``"true"``/``"false"`` into booleans, 5 into ``"5"`` where
+    it expects a string, a JSON array or object written as a string into the value, a single
+    value into a one-element array, an ``enum`` value in other letter case into the listed one;
+    fills in schema defaults of missing arguments. Anything else is left for validation to
+    reject (``"5 apples"`` stays a string). Nested arrays and objects are cleaned the same way.
+
+    Returns:
+        ``(cleaned args, changes)``; each change in words, e.g. ``'days: "5" -> 5'``.
+    """
+    changes: list[str] = []
+    cleaned = _clean_object(schema, args, "", changes)
+    return cleaned, changes
+
+
+def _clean_object(
+    schema: dict[str, Any], value: dict[str, Any], where: str, changes: list[str]
+) -> dict[str, Any]:
+    props: dict[str, Any] = schema.get("properties") or {}
+    cleaned = {
+        key: _clean(props.get(key) or {}, item, f"{where}{key}", changes)
+        for key, item in value.items()
+    }
+    for key, spec in props.items():
+        if key not in cleaned and isinstance(spec, dict) and "default" in spec:
+            cleaned[key] = copy.deepcopy(spec["default"])
+            changes.append(f"{where}{key}: filled in the default {_show(spec['default'])}")
+    return cleaned
+
+
+def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> Any:
+    cleaned = value.strip() if isinstance(value, str) else value
+    types = _types(spec)
+    if types and _json_type(cleaned) not in types and not (
+        _json_type(cleaned) == "integer" and "number" in types
+    ):
+        cleaned = _coerce(cleaned, types)
+    if "integer" in types and isinstance(cleaned, float) and cleaned.is_integer():
+        cleaned = int(cleaned)
+    enum = spec.get("enum")
+    if isinstance(cleaned, str) and isinstance(enum, list) and cleaned not in enum:
+        same = [e for e in enum if isinstance(e, str) and e.casefold() == cleaned.casefold()]
+        cleaned = same[0] if len(same) == 1 else cleaned
+    if cleaned is not value and (cleaned != value or type(cleaned) is not type(value)):
+        stripped = isinstance(value, str) and cleaned == value.strip()
+        changes.append(
+            f"{where}: stripped spaces" if stripped
+            else f"{where}: {_show(value)} -> {_show(cleaned)}"
+        )
+    if isinstance(cleaned, list) and isinstance(spec.get("items"), dict):
+        return [_clean(spec["items"], v, f"{where}.{i}", changes) for i, v in enumerate(cleaned)]
+    if isinstance(cleaned, dict) and isinstance(spec.get("properties"), dict):
+        return _clean_object(spec, cleaned, f"{where}.", changes)
+    return cleaned
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_NUMBER = JSON_NUMBER
+
+
+def _coerce(value: Any, types: list[str]) -> Any:
+    """``value`` turned into one of ``types`` when that cannot change its meaning, else as is."""
+    if isinstance(value, str):
+        text = value.strip()
+        if "integer" in types and _INTEGER.fullmatch(text):
+            return int(text)
+        if "number" in types and _NUMBER.fullmatch(text):
+            number = float(text)
+            return int(number) if _INTEGER.fullmatch(text) else number
+        if "boolean" in types and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if ("array" in types and text.startswith("[")) or ("object" in types and text[:1] == "{"):
+            try:
+                decoded = json.loads(text)
+            except ValueError:
+                return value
+            return decoded if _json_type(decoded) in types else value
+    if "string" in types and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if "array" in types and not (isinstance(value, str) and value.strip()[:1] in ("[", "{")):
+        return [value]
+    return value
+
+
+def _types(spec: dict[str, Any]) -> list[str]:
+    declared = spec.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    if isinstance(declared, list):
+        return [t for t in declared if isinstance(t, str)]
+    return []
+
+
+def _json_type(value: Any) -> str:
+    """The JSON Schema type of a JSON value (a whole float counts as an integer)."""
+    if isinstance(value, float) and value.is_integer():
+        return "integer"
+    return JSON_TYPES.get(type(value).__name__, "unknown")
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)[:60]
+
+
+def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
+    """Validate ``args`` against the tool's JSON Schema; one plain-words problem per field."""
+    problems: list[str] = []
+    props: dict[str, Any] = schema.get("properties", {})
+    if schema.get("additionalProperties", False) is False:
+        for extra in args:
+            if extra not in props:
+                hint = _did_you_mean(extra, props)
+                known = ", ".join(props) or "none"
+                problems.append(f"{extra}: unknown argument{hint} (arguments: {known})")
+    try:
+        errors = sorted(json_schema.validator(schema).iter_errors(args), key=_error_key)
+    except json_schema.UnresolvedReference as exc:
+        return [*problems, f"(args): the tool's schema has a reference that cannot be "
+                f"followed ({exc}); this tool cannot be called as it is declared"]
+    for error in errors:
+        if error.validator == "required":
+            missing = [r for r in error.validator_value if r not in error.instance]
+            for name in missing:
+                expected = props.get(name, {}).get("type", "value")
+                problems.append(f"{name}: missing (required {expected})")
+        elif error.validator == "additionalProperties":
+            continue  # reported above with a hint
+        else:
+            where = ".".join(str(p) for p in error.absolute_path) or "(args)"
+            got = json.dumps(error.instance, ensure_ascii=False, default=repr)[:80]
+            problems.append(f"{where}: {_expected(error)}, got {got}")
+    return list(dict.fromkeys(problems))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_character_problems(args: dict[str, Any]) -> list[str]:
+    """One problem per argument (at any depth, keys too) holding a control character other than
+    tab, newline and carriage return: no argument means one, and passing it on silently (a NUL
+    byte from ``"Ume\\u0000e5"``, a backspace from ``"\\bword"``) would hand the tool a value
+    the model did not mean. The call is refused with this problem instead."""
+    problems: list[str] = []
+    stack: list[tuple[str, Any]] = [("", args)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                path = f"{where}.{key}" if where else str(key)
+                stack.append((path, item))
+                if _CONTROL.search(str(key)):
+                    stack.append((f"{path} (the name)", str(key)))
+        elif isinstance(value, list):
+            stack.extend((f"{where}.{i}", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and (m := _CONTROL.search(value)):
+            problems.append(
+                f"{where}: contains the control character U+{ord(m.group()):04X} at character "
+                f"{m.start()}, which no argument means; send the text without it (a \\u escape "
+                "takes exactly four hex digits, and a backslash is written \\\\)"
+            )
+    return sorted(problems)
+
+
+def format_result(value: Any) -> str:
+    """A tool's return value as observation text: strings as they are, ``None`` as a stated
+    empty result, JSON where possible, ``repr`` otherwise."""
+    if isinstance(value, str):
+        return value if value.strip() else "(the tool returned an empty string)"
+    if value is None:
+        return "(the tool returned no result)"
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _cut(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    cut = len(text) - max_chars
+    return f"{text[:max_chars]}\n[... {cut} more characters cut; the result was too long]"
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _unknown_tool(toolbox: Toolbox, name: str) -> str:
+    """The observation for a call of a tool that does not exist: a close name is suggested; with
+    none, the model is told it may answer without a tool (small models invent a tool for what
+    they should do themselves, such as translating)."""
+    available = ", ".join(toolbox.names) or "none"
+    close = _did_you_mean(name, toolbox.names)
+    text = f"Error: there is no tool named {name!r}{close}. Available tools: {available}."
+    if not close:
+        text += " If none of them does what the task needs, call no tool: give the final " \
+            "answer yourself."
+    return text
+
+
+def _did_you_mean(name: str, options: Any) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _error_key(error: Any) -> tuple[str, ...]:
+    return tuple(str(p) for p in error.absolute_path)
+
+
+def _expected(error: Any) -> str:
+    v = error.validator
+    if v == "type":
+        return f"expected {error.validator_value}"
+    if v == "enum":
+        return "expected one of " + ", ".join(
+            json.dumps(x, ensure_ascii=False) for x in error.validator_value
+        )
+    return str(error.message)

@@ -1,0 +1,1666 @@
+"""Tests for react_agent.agent._agent: the ReAct loop, run through the package's ScriptedModel."""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import io
+import json
+import signal
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import fuzz_replies
+
+from react_agent import (
+    STATUSES,
+    Agent,
+    AgentConfig,
+    ConfigError,
+    ModelError,
+    OutputParseError,
+    RunResult,
+    Step,
+    Toolbox,
+    ToolCall,
+    ToolResult,
+    parse_reply,
+    prompts,
+)
+from react_agent.agent._loop import FINAL_ANSWER_SCHEMA, LOOP_REASON, failed_before
+from react_agent.events import (
+    AnswerToken,
+    FinalAnswer,
+    LoopBroken,
+    ModelCallFinished,
+    ModelCallStarted,
+    ModelToken,
+    ObservationSent,
+    ParseFailed,
+    RepeatSetAside,
+    ReplyParsed,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+)
+from react_agent.harness._display import Printer
+from react_agent.models import ScriptedModel
+from react_agent.models.base import Message, ModelReply
+
+TEMPERATURES = {"Paris": 18, "Rome": 24}
+BAD_REPLY = "I think the weather is nice."
+
+
+def act(name: str, thought: str = "I call a tool.", **args: Any) -> str:
+    return json.dumps({"thought": thought, "action": {"name": name, "args": args}})
+
+
+def final(answer: str, thought: str = "I can answer now.") -> str:
+    return json.dumps({"thought": thought, "action": {"final_answer": answer}})
+
+
+def parse_error_text(reply: str) -> OutputParseError:
+    with pytest.raises(OutputParseError) as info:
+        parse_reply(reply)
+    return info.value
+
+
+@pytest.fixture
+def toolbox() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str) -> str:
+        """Get the current temperature of a city."""
+        if city not in TEMPERATURES:
+            raise ValueError(f"no data for {city}")
+        return f"{TEMPERATURES[city]} °C in {city}"
+
+    @tb.tool
+    def long_report() -> str:
+        """A very long report."""
+        return "y" * 500
+
+    return tb
+
+
+def run(
+    toolbox: Toolbox, replies: Sequence[Any], **options: Any
+) -> tuple[RunResult, ScriptedModel]:
+    model = ScriptedModel(replies)
+    return Agent(model, toolbox, **options).run(TASK), model
+
+
+TASK = "Which is warmer, Paris or Rome?"
+
+
+def observation(text: str, task: str = TASK) -> Message:
+    """The observation message as the agent sends it: the text, then a reminder of the task."""
+    return user(f"Observation: {text}\n(The task: {task})")
+
+
+def user(content: str) -> Message:
+    return {"role": "user", "content": content}
+
+
+def assistant(content: str) -> Message:
+    return {"role": "assistant", "content": content}
+
+
+# -- a normal run -------------------------------------------------------------------------------
+def test_three_step_run(toolbox: Toolbox) -> None:
+    reply1 = "<think>Paris first.</think>\n" + act("get_weather", "Need Paris.", city="Paris")
+    reply2 = act("get_weather", "Need Rome.", city="Rome")
+    reply3 = final("Rome is 6 °C warmer.", "Rome is warmer.")
+    model = ScriptedModel([reply1, reply2, reply3])
+    agent = Agent(model, toolbox, review_answer="off")
+    result = agent.run(TASK)
+
+    assert result.status == "final_answer"
+    assert result.final_answer == "Rome is 6 °C warmer."
+    assert result.error is None
+    assert result.task == TASK
+    assert [s.index for s in result.steps] == [1, 2, 3]
+    assert [s.thought for s in result.steps] == ["Need Paris.", "Need Rome.", "Rome is warmer."]
+    assert [s.tool_calls for s in result.steps] == [
+        [ToolCall("get_weather", {"city": "Paris"})],
+        [ToolCall("get_weather", {"city": "Rome"})],
+        [],
+    ]
+    assert [s.observations for s in result.steps] == [["18 °C in Paris"], ["24 °C in Rome"], []]
+    assert [s.stage for s in result.steps] == ["direct", "direct", "direct"]
+    assert [s.final_answer for s in result.steps] == [None, None, "Rome is 6 °C warmer."]
+    assert [s.error for s in result.steps] == [None, None, None]
+    assert result.steps[0].raw_output == reply1  # <think> kept in the trajectory
+    assert "removed <think> reasoning" in result.steps[0].repairs
+    assert result.tool_calls == [
+        ToolCall("get_weather", {"city": "Paris"}), ToolCall("get_weather", {"city": "Rome"}),
+    ]
+
+    # What the model saw at each call.
+    first = [{"role": "system", "content": agent.system_prompt}, user(result.task)]
+    second = [*first, assistant(act("get_weather", "Need Paris.", city="Paris")),
+              observation("18 °C in Paris")]
+    third = [*second, assistant(reply2), observation("24 °C in Rome")]
+    assert model.calls == [first, second, third]
+    assert "get_weather" in agent.system_prompt
+    assert result.messages == [*third, assistant(reply3)]
+
+
+def test_final_answer_at_once_and_no_toolbox() -> None:
+    model = ScriptedModel([final("4")])
+    agent = Agent(model)
+    result = agent.run("2+2?")
+    assert (result.status, result.final_answer) == ("final_answer", "4")
+    assert result.tool_calls == []
+    assert "no tools" in model.calls[0][0]["content"]
+
+
+def test_instructions_reach_the_system_prompt(toolbox: Toolbox) -> None:
+    _, model = run(toolbox, [final("x")], instructions="Answer in French.")
+    assert model.calls[0][0]["content"].endswith("Additional instructions:\nAnswer in French.")
+
+
+# -- the model's mistakes -----------------------------------------------------------------------
+def test_parse_error_is_fed_back_and_does_not_consume_steps(toolbox: Toolbox) -> None:
+    expected = parse_error_text(BAD_REPLY)
+    result, model = run(toolbox, [BAD_REPLY, final("Rome.")], max_steps=1)
+
+    assert result.status == "final_answer"
+    assert result.final_answer == "Rome."
+    assert len(result.steps) == 2
+    failed = result.steps[0]
+    assert failed.raw_output == BAD_REPLY
+    assert failed.error == expected.problem
+    assert (failed.stage, failed.thought, failed.tool_calls) == (None, None, [])
+    assert model.calls[1][-2:] == [assistant(BAD_REPLY), user(str(expected))]
+    assert result.stage_counts == {"error": 1, "direct": 1}
+
+
+def test_the_reply_after_an_unusable_one_is_held_to_the_reply_schema(toolbox: Toolbox) -> None:
+    _, model = run(toolbox, [BAD_REPLY, BAD_REPLY, act("get_weather", city="Rome"),
+                             final("Rome.")])  # constrained="off" by default
+    assert model.schemas[0] is None and model.schemas[3] is None  # usable before: unconstrained
+    assert model.schemas[1] == model.schemas[2] == Agent(model, toolbox).reply_schema
+
+
+@pytest.mark.parametrize(
+    ("retries", "bad_replies", "status"),
+    [
+        (3, 3, "final_answer"),
+        (3, 4, "parse_errors"),
+        (0, 1, "parse_errors"),
+        (1, 1, "final_answer"),
+    ],
+)
+def test_parse_retry_budget(
+    toolbox: Toolbox, retries: int, bad_replies: int, status: str
+) -> None:
+    replies = [BAD_REPLY] * bad_replies + [final("done")]
+    result, model = run(toolbox, replies, max_parse_retries=retries)
+    assert result.status == status
+    if status == "parse_errors":
+        assert len(model.calls) == bad_replies == retries + 1
+        assert len(result.steps) == bad_replies
+        assert all(s.error for s in result.steps)
+        assert result.final_answer is None
+        assert f"last {bad_replies} replies held no usable action" in result.error
+        assert parse_error_text(BAD_REPLY).problem in result.error
+        # The last unusable reply ends the run: no error text is sent after it.
+        assert result.messages[-1] == assistant(BAD_REPLY)
+
+
+def test_default_parse_retry_budget_is_three(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [BAD_REPLY] * 5)
+    assert result.status == "parse_errors"
+    assert len(model.calls) == 4
+
+
+def test_parse_failures_count_in_a_row_only(toolbox: Toolbox) -> None:
+    replies = [BAD_REPLY] * 3 + [act("get_weather", city="Paris")] + [BAD_REPLY] * 3
+    result, _ = run(toolbox, [*replies, final("done")])
+    assert result.status == "final_answer"
+    assert result.stage_counts == {"error": 6, "direct": 2}
+
+
+def test_unknown_tool_is_fed_back(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_wether", city="Paris"), final("done")])
+    assert result.status == "final_answer"
+    (tool_result,) = result.steps[0].results
+    assert tool_result.error == "unknown_tool"
+    message = model.calls[1][-1]
+    assert message["role"] == "user"
+    assert message["content"].startswith("Observation: Error: there is no tool named 'get_wether'")
+    assert "did you mean 'get_weather'?" in message["content"]
+
+
+def test_tool_exception_is_fed_back(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_weather", city="Atlantis"), final("unknown")])
+    assert result.status == "final_answer"
+    assert result.steps[0].observations == ["Error: ValueError: no data for Atlantis"]
+    assert result.steps[0].results[0].error == "tool_error"
+    assert model.calls[1][-1] == observation("Error: ValueError: no data for Atlantis")
+
+
+def test_invalid_args_are_fed_back(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_weather", town="Paris"), final("done")])
+    assert result.status == "final_answer"
+    assert result.steps[0].results[0].error == "invalid_args"
+    assert "town: unknown argument" in model.calls[1][-1]["content"]
+
+
+def test_long_observation_is_cut_to_config(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("long_report"), final("done")], max_observation_chars=100)
+    text = result.steps[0].observations[0]
+    assert text.startswith("y" * 100 + "\n")
+    assert "400 more characters cut" in text
+    assert model.calls[1][-1] == observation(text)
+
+
+def test_parallel_actions(toolbox: Toolbox) -> None:
+    reply = json.dumps({
+        "thought": "Both at once.",
+        "action": [
+            {"name": "get_weather", "args": {"city": "Rome"}},
+            {"name": "get_weather", "args": {"city": "Atlantis"}},
+            {"name": "get_weather", "args": {"city": "Paris"}},
+        ],
+    })
+    result, model = run(toolbox, [reply, final("Rome.")])
+    step = result.steps[0]
+    assert [c.args["city"] for c in step.tool_calls] == ["Rome", "Atlantis", "Paris"]
+    assert step.observations == [
+        "24 °C in Rome", "Error: ValueError: no data for Atlantis", "18 °C in Paris",
+    ]
+    assert model.calls[1][-1] == observation(
+        "[1] get_weather {\"city\": \"Rome\"}: 24 °C in Rome\n"
+        "[2] get_weather {\"city\": \"Atlantis\"}: Error: ValueError: no data for Atlantis\n"
+        "[3] get_weather {\"city\": \"Paris\"}: 18 °C in Paris"
+    )
+    assert len(model.calls[1]) == 4  # system, task, reply, one observation message
+    assert result.usage["tool_calls"] == 3
+
+
+# -- how runs end -------------------------------------------------------------------------------
+def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city=c) for c in ("Oslo", "Paris", "Rome")] + [final("never")]
+    result, model = run(toolbox, replies, max_steps=2, best_effort_answer=False)
+    assert result.status == "max_steps"
+    assert result.final_answer is None and result.best_effort is False
+    assert len(model.calls) == 2
+    assert len(result.steps) == 2
+    assert result.steps[1].observations == ["18 °C in Paris"]
+    assert "all 2 steps" in result.error
+    assert result.messages[-1] == observation("18 °C in Paris")
+
+
+def test_max_steps_asks_once_more_for_a_best_effort_answer(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), final("Paris: 18 °C; Rome unknown")]
+    result, model = run(toolbox, replies, max_steps=1)
+    assert result.status == "max_steps"
+    assert result.final_answer == "Paris: 18 °C; Rome unknown"
+    assert result.best_effort is True and result.to_dict()["best_effort"] is True
+    assert len(result.steps) == 2 and result.steps[1].final_answer == result.final_answer
+    last_ask = model.calls[1][-1]
+    assert last_ask["role"] == "user"
+    assert last_ask["content"] == prompts.render("final_answer", task=TASK)
+    assert "no steps left" in last_ask["content"]
+    assert result.error.startswith("The run used 1 step without a final answer.")
+    assert "best effort" in result.error
+
+
+@pytest.mark.parametrize(
+    "last",
+    [act("get_weather", city="Rome"), BAD_REPLY],
+    ids=["a-tool-call-instead", "unusable"],
+)
+def test_best_effort_without_an_answer_leaves_it_empty(toolbox: Toolbox, last: str) -> None:
+    result, model = run(toolbox, [act("get_weather", city="Paris"), last], max_steps=1)
+    assert result.status == "max_steps"
+    assert result.final_answer is None and result.best_effort is False
+    assert len(model.calls) == 2
+    assert result.usage["tool_calls"] == 1, "no tool runs after the budget is used up"
+
+
+def test_best_effort_model_error_keeps_max_steps(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), _server_down], max_steps=1)
+    assert result.status == "max_steps"
+    assert result.final_answer is None
+    assert "Asking for a best-effort answer failed: The model server" in result.error
+    assert len(result.steps) == 1
+
+
+def test_best_effort_event_is_marked(toolbox: Toolbox) -> None:
+    model = ScriptedModel([act("get_weather", city="Paris"), final("18")])
+    events = list(Agent(model, toolbox, max_steps=1).iter(TASK))
+    answers = [e for e in events if isinstance(e, FinalAnswer)]
+    assert [(a.text, a.best_effort) for a in answers] == [("18", True)]
+
+
+def _server_down(messages: Sequence[Message]) -> str:
+    raise ModelError("The model server at http://x/v1 failed with HTTP 500.", cause="server")
+
+
+def test_model_error_keeps_earlier_steps(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [act("get_weather", city="Paris"), _server_down])
+    assert result.status == "model_error"
+    assert result.error == "The model server at http://x/v1 failed with HTTP 500."
+    assert result.final_answer is None
+    assert len(model.calls) == 2
+    assert len(result.steps) == 1
+    assert result.steps[0].observations == ["18 °C in Paris"]
+    assert result.messages[-1] == observation("18 °C in Paris")
+
+
+def test_scripted_model_running_out(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris")])
+    assert result.status == "model_error"
+    assert "ScriptedModel has only 1 replies" in result.error
+    assert "asked for reply 2" in result.error
+    assert len(result.steps) == 1
+
+
+def test_scripted_model_raises_exhausted() -> None:
+    model = ScriptedModel([])
+    with pytest.raises(ModelError) as info:
+        model.complete([user("hi")])
+    assert info.value.cause == "exhausted"
+
+
+def _ctrl_c(messages: Sequence[Message]) -> str:
+    raise KeyboardInterrupt
+
+
+def test_keyboard_interrupt_from_model(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), _ctrl_c])
+    assert result.status == "interrupted"
+    assert result.final_answer is None
+    assert "interrupted" in result.error
+    assert len(result.steps) == 1
+    assert result.steps[0].observations == ["18 °C in Paris"]
+
+
+def test_each_way_a_run_ends_has_its_status_with_a_reason_and_survives_a_save(
+    toolbox: Toolbox,
+) -> None:
+    paris = act("get_weather", city="Paris")
+    scripts: dict[str, tuple[list[str], dict[str, Any]]] = {
+        "final_answer": ([final("18 C")], {}),
+        "max_steps": ([paris], {"max_steps": 1, "best_effort_answer": False}),
+        "parse_errors": ([BAD_REPLY, BAD_REPLY], {"max_parse_retries": 1}),
+        "model_error": ([], {}),
+        "loop_detected": ([paris] * 6, {"max_repeats": 2}),
+    }
+    for status, (replies, options) in scripts.items():
+        result = Agent(ScriptedModel(replies), toolbox, **options).run("Weather in Paris?")
+        assert result.status == status, result.error
+        assert status in STATUSES
+        assert (result.error is None) == (status == "final_answer"), result.error
+        assert RunResult.from_dict(json.loads(result.to_json())).status == status
+
+
+@pytest.mark.parametrize("run_async", [False, True], ids=["run", "arun"])
+def test_a_parser_bug_ends_the_run_with_a_status_and_keeps_the_trajectory(
+    toolbox: Toolbox, monkeypatch: pytest.MonkeyPatch, run_async: bool
+) -> None:
+    """No reply can crash the parser today; should a bug do it, the run still ends with a
+    status (and the reply that did it), never with the exception."""
+    import react_agent.agent._loop as loop_module
+
+    real = loop_module.parse_reply
+
+    def buggy(text: str, **options: Any) -> Any:
+        if "boom" in text:
+            raise TypeError("unexpected shape")
+        return real(text, **options)
+
+    monkeypatch.setattr(loop_module, "parse_reply", buggy)
+    agent = Agent(ScriptedModel([act("get_weather", city="Paris"), "boom"]), toolbox)
+    result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
+    assert result.status == "internal_error" and result.final_answer is None
+    assert [s.raw_output for s in result.steps][1] == "boom"
+    assert result.steps[0].observations == ["18 °C in Paris"]
+    assert "TypeError: unexpected shape" in (result.error or "")
+    assert "bug in react-agent" in (result.error or "")
+    assert "steps[1].raw_output" in (result.error or "")
+
+
+# -- the result ---------------------------------------------------------------------------------
+def test_to_json_round_trip(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")])
+    data = json.loads(result.to_json())
+    assert {"status", "final_answer", "steps", "usage"} <= set(data)
+    assert data["status"] == "final_answer"
+    assert data["final_answer"] == "18 °C"
+    assert data["usage"] == result.usage
+    assert data["stage_counts"] == {"direct": 2, "error": 1}
+    assert [s["index"] for s in data["steps"]] == [1, 2, 3]
+    assert data["steps"][0]["tool_calls"] == [{"name": "get_weather", "args": {"city": "Paris"}}]
+    assert data["steps"][0]["observations"] == ["18 °C in Paris"]
+    assert data["steps"][1]["error"] == parse_error_text(BAD_REPLY).problem
+    assert data["messages"] == result.messages
+    assert json.loads(result.to_json(indent=None)) == data
+
+
+def test_usage_sums_tokens(toolbox: Toolbox) -> None:
+    replies = [  # the token counts the backend reports
+        ModelReply(act("get_weather", city="Paris"), 100, 10, "stop"),
+        ModelReply(act("get_weather", city="Rome"), 130, 12, "stop"),
+        ModelReply(final("Rome"), 170, 7, "stop"),
+    ]
+    result = Agent(ScriptedModel(replies), toolbox).run("Which is warmer?")
+    usage = result.usage
+    assert [(s.prompt_tokens, s.completion_tokens) for s in result.steps] == [
+        (100, 10), (130, 12), (170, 7)
+    ]
+    assert usage["prompt_tokens"] == 400
+    assert usage["completion_tokens"] == 29
+    assert usage["model_calls"] == 3
+    assert usage["tool_calls"] == 2
+    assert usage["model_seconds"] >= 0 and usage["tool_seconds"] >= 0
+
+
+def test_stage_counts(toolbox: Toolbox) -> None:
+    fenced = "```json\n" + act("get_weather", city="Paris") + "\n```"
+    fallback = "Let me check. " + act("get_weather", city="Rome")
+    repaired = '{"thought": "done", "action": {"final_answer": "Rome",},}'
+    result, _ = run(toolbox, [fenced, fallback, BAD_REPLY, repaired])
+    assert result.status == "final_answer"
+    assert [s.stage for s in result.steps] == ["fenced", "fallback", None, "repaired"]
+    assert result.stage_counts == {"fenced": 1, "fallback": 1, "error": 1, "repaired": 1}
+
+
+# -- events -------------------------------------------------------------------------------------
+def test_iter_events_in_order(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
+    agent = Agent(ScriptedModel(replies), toolbox, review_answer="off")
+    events = list(agent.iter("Weather in Paris?"))
+    assert [type(e) for e in events] == [
+        RunStarted,
+        ModelCallStarted, ModelCallFinished, ReplyParsed, ToolStarted, ToolFinished,
+        ObservationSent,
+        ModelCallStarted, ModelCallFinished, ParseFailed,
+        ModelCallStarted, ModelCallFinished, ReplyParsed, FinalAnswer,
+        RunFinished,
+    ]
+    started, finished = events[0], events[-1]
+    assert started.task == "Weather in Paris?"
+    assert started.system_prompt == agent.system_prompt
+    calls = [e for e in events if isinstance(e, ModelCallStarted)]
+    assert [(e.index, e.message_count) for e in calls] == [(1, 2), (2, 4), (3, 6)]
+    assert calls[0].message_chars == len(agent.system_prompt) + len("Weather in Paris?")
+    assert events[2].step.raw_output == replies[0]
+    tool_started, tool_finished = events[4], events[5]
+    assert tool_started.call == ToolCall("get_weather", {"city": "Paris"})
+    assert tool_finished.result.observation == "18 °C in Paris"
+    assert events[6].message == finished.result.messages[3]["content"]
+    assert events[9].message == str(parse_error_text(BAD_REPLY))
+    assert events[13].text == "18 °C"
+    assert finished.result.status == "final_answer"
+    assert finished.result.steps[0] is events[3].step
+
+
+def test_callbacks_see_every_event_before_the_caller() -> None:
+    seen: list[str] = []
+    model = ScriptedModel([final("hi")])
+    agent = Agent(model, callbacks=[lambda e: seen.append(type(e).__name__)])
+    for event in agent.iter("t"):
+        assert seen[-1] == type(event).__name__
+    assert seen == [
+        "RunStarted", "ModelCallStarted", "ModelCallFinished", "ReplyParsed", "FinalAnswer",
+        "RunFinished",
+    ]
+    assert agent.run("t").status == "model_error"  # run() notifies callbacks too
+    assert seen[-1] == "RunFinished"
+
+
+def test_a_failing_callback_is_the_developers_error() -> None:
+    def broken(event: Any) -> None:
+        raise TypeError("my callback is wrong")
+
+    with pytest.raises(TypeError, match="my callback is wrong"):
+        Agent(ScriptedModel([final("hi")]), callbacks=[broken]).run("t")
+
+
+def test_ctrl_c_in_a_callback_ends_the_run_as_interrupted() -> None:
+    def interrupt_on_tool(event: Any) -> None:
+        if isinstance(event, ToolStarted):
+            raise KeyboardInterrupt
+
+    tb = Toolbox()
+    tb.add(lambda: "x", name="noop", description="Does nothing.")
+    model = ScriptedModel([act("noop"), final("never")])
+    result = Agent(model, tb, callbacks=[interrupt_on_tool]).run("t")
+    assert result.status == "interrupted" and len(result.steps) == 1
+
+
+def test_iter_parallel_tool_events(toolbox: Toolbox) -> None:
+    reply = json.dumps({"thought": "both", "action": [
+        {"name": "get_weather", "args": {"city": "Paris"}},
+        {"name": "get_weather", "args": {"city": "Rome"}},
+    ]})
+    events = list(Agent(ScriptedModel([reply, final("x")]), toolbox).iter("t"))
+    tool_events = [e for e in events if isinstance(e, ToolStarted | ToolFinished)]
+    assert [type(e) for e in tool_events] == [ToolStarted, ToolStarted, ToolFinished, ToolFinished]
+    assert [e.result.observation for e in tool_events[2:]] == ["18 °C in Paris", "24 °C in Rome"]
+
+
+def test_iter_gives_the_same_result_as_run(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
+    ran = Agent(ScriptedModel(replies), toolbox).run("task")
+    events = list(Agent(ScriptedModel(replies), toolbox).iter("task"))
+    assert isinstance(events[-1], RunFinished)
+    iterated = events[-1].result
+
+    def comparable(result: RunResult) -> dict[str, Any]:
+        data = result.to_dict()
+        del data["usage"]
+        for step in data["steps"]:
+            del step["model_seconds"]
+            for r in step["results"]:
+                del r["seconds"]
+        return data
+
+    assert comparable(iterated) == comparable(ran)
+
+
+@pytest.mark.parametrize(
+    "replies",
+    [
+        pytest.param([_server_down], id="model_error"),
+        pytest.param([_ctrl_c], id="interrupted"),
+        pytest.param([BAD_REPLY] * 4, id="parse_errors"),
+    ],
+)
+def test_iter_always_ends_with_run_finished(toolbox: Toolbox, replies: list[Any]) -> None:
+    events = list(Agent(ScriptedModel(replies), toolbox).iter("task"))
+    assert isinstance(events[0], RunStarted)
+    assert isinstance(events[-1], RunFinished)
+    assert sum(isinstance(e, RunFinished) for e in events) == 1
+    assert events[-1].result.status != "final_answer"
+
+
+# -- configuration ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_steps": 0}, "max_steps"),
+        ({"max_steps": -3}, "max_steps"),
+        ({"max_parse_retries": -1}, "max_parse_retries"),
+        ({"max_observation_chars": 99}, "max_observation_chars"),
+    ],
+)
+def test_config_validation(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        AgentConfig(**options)
+    with pytest.raises(ConfigError, match=message):
+        Agent(ScriptedModel([]), **options)
+
+
+def test_max_steps_argument_overrides_config() -> None:
+    agent = Agent(ScriptedModel([]), max_steps=3, config=AgentConfig(max_steps=7, instructions="x"))
+    assert agent.config.max_steps == 3
+    assert agent.config.instructions == "x"
+    with pytest.raises(ConfigError):
+        Agent(ScriptedModel([]), max_steps=0, config=AgentConfig())
+
+
+def test_options_with_config_are_not_silently_dropped() -> None:
+    agent = Agent(ScriptedModel([]), config=AgentConfig(max_steps=2), instructions="Be brief.")
+    assert agent.config.instructions == "Be brief."
+    assert "Be brief." in agent.system_prompt
+    assert agent.config.max_steps == 2
+
+
+def test_an_unexpected_backend_exception_ends_the_run_with_model_error() -> None:
+    def broken(messages: object) -> str:
+        raise RuntimeError("llama_decode returned -3")
+
+    model = ScriptedModel(['{"thought": "t", "action": {"name": "nope", "args": {}}}', broken])
+    result = Agent(model, Toolbox()).run("task")
+    assert result.status == "model_error"
+    assert "RuntimeError: llama_decode returned -3" in (result.error or "")
+    assert len(result.steps) == 1 and result.steps[0].tool_calls[0].name == "nope"
+
+
+def _call(args: str) -> str:
+    return '{"thought": "again", "action": {"name": "lookup", "args": ' + args + "}}"
+
+
+def _counting_toolbox() -> tuple[Toolbox, list[str]]:
+    runs: list[str] = []
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        runs.append(key)
+        return f"value of {key}"
+
+    return toolbox, runs
+
+
+def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None:
+    toolbox, runs = _counting_toolbox()
+    final = '{"thought": "ok", "action": {"final_answer": "value of a"}}'
+    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [final])
+    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
+    assert runs == ["a", "a"]
+    assert result.status == "final_answer"
+    warning = result.steps[2].results[0]
+    assert warning.error == "repeated" and "value of a" in warning.observation
+    assert "Do not repeat it" in model.calls[3][-1]["content"]
+
+
+def test_a_loop_that_goes_on_after_the_warning_ends_the_run() -> None:
+    toolbox, runs = _counting_toolbox()
+    model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}')] * 4)
+    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
+    assert result.status == "loop_detected"
+    assert runs == ["a", "b", "a"]  # the 4th call (b again, an A-B-A-B cycle) is only warned
+    loop, focused = result.steps[-2:]  # the 5th: b again; then a focused call for the answer
+    assert len(result.steps) == 6 and loop.results == [] and focused.review
+    assert focused.tool_calls == []  # it asked for a tool again: not run, the loop ends
+    assert "repeating" in (result.error or "")
+
+
+def test_a_loop_over_results_it_has_ends_in_a_focused_final_answer() -> None:
+    toolbox, runs = _counting_toolbox()
+    answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
+    model = ScriptedModel([_call('{"key": "a"}')] * 4 + [answer])
+    events = list(Agent(model, toolbox, answer_on_repeat=False).iter("task"))
+    result = events[-1].result
+    assert (result.status, result.final_answer, runs) == ("final_answer", "value of a", ["a", "a"])
+    assert [type(e) for e in events[-4:]] == [ModelCallFinished, ReplyParsed, FinalAnswer,
+                                              RunFinished]
+    assert any(isinstance(e, LoopBroken) for e in events)
+    focused = model.calls[-1]
+    assert len(focused) == 2 and "value of a" in focused[1]["content"]  # the results, no history
+    assert result.steps[-1].review and result.steps[-1].review_reasons == [LOOP_REASON]
+    assert model.schemas[:4] == [None] * 4  # constrained="off": the steps go unconstrained,
+    action = model.schemas[4]["properties"]["action"]  # the focused call must answer
+    answer = {"type": "object", "properties": {"final_answer": {"type": "string"}},
+              "required": ["final_answer"], "additionalProperties": False}
+    assert action == {"anyOf": [answer]}
+    off = Agent(ScriptedModel([_call('{"key": "a"}')] * 4), _counting_toolbox()[0],
+                review_answer="off").run("task")
+    assert off.status == "loop_detected"
+
+
+def test_a_repeat_is_set_aside_and_the_final_answer_asked_for_in_the_same_context() -> None:
+    toolbox, runs = _counting_toolbox()
+    answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
+    model = ScriptedModel([_call('{"key": "a"}')] * 2 + [answer])
+    events = list(Agent(model, toolbox).iter("task"))
+    result = events[-1].result
+    assert (result.status, result.final_answer, runs) == ("final_answer", "value of a", ["a"])
+    repeat = result.steps[1]
+    assert repeat.repeat and [r.error for r in repeat.results] == ["set_aside"]
+    assert repeat.results[0].observation == "value of a" and not repeat.results[0].ok
+    assert [e.step for e in events if isinstance(e, RepeatSetAside)] == [repeat]
+    assert model.calls[2] == model.calls[1]  # the copy is not in the history the model sees
+    assert model.schemas == [None, None, FINAL_ANSWER_SCHEMA]  # constrained="off" otherwise
+    assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "user",
+                                                    "assistant"]
+    assert Step.from_dict(repeat.to_dict()).repeat and not result.steps[2].repeat
+    assert result.usage["tool_calls"] == 1  # the set-aside call is no call
+
+
+def test_a_repeat_is_set_aside_once_per_run_and_only_when_every_call_repeats() -> None:
+    toolbox, runs = _counting_toolbox()
+    done = final("value of a")
+    both = '{"thought": "t", "action": [{"name": "lookup", "args": {"key": "a"}}, ' \
+        '{"name": "lookup", "args": {"key": "b"}}]}'
+    result = Agent(ScriptedModel([_call('{"key": "a"}'), both, done]), toolbox).run("task")
+    assert runs == ["a", "a", "b"] and not any(s.repeat for s in result.steps)
+    toolbox, runs = _counting_toolbox()  # the next reply is no final answer: it runs as usual
+    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [done])
+    result = Agent(model, toolbox).run("task")
+    assert [s.repeat for s in result.steps] == [False, True, False, False]
+    assert runs == ["a"] and result.final_answer == "value of a"  # the 3rd time: warned
+    assert "Do not repeat it" in model.calls[3][-1]["content"]
+    toolbox, runs = _counting_toolbox()
+    model = ScriptedModel([_call('{"key": "a"}')] * 2 + [done])
+    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
+    assert runs == ["a", "a"] and not any(s.repeat for s in result.steps)
+
+
+def _weather_and_units() -> tuple[Toolbox, list[str]]:
+    ran: list[str] = []
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def get_weather(city: str) -> str:
+        """Current weather."""
+        ran.append(f"weather {city}")
+        return '{"temperature_c": 33.1}'
+
+    @toolbox.tool
+    def convert(value: float, unit: str) -> str:
+        """Convert a temperature."""
+        ran.append(f"convert {value}")
+        return f"{value * 9 / 5 + 32:.2f} {unit}"
+
+    return toolbox, ran
+
+
+def _action(*calls: str) -> str:
+    return '{"thought": "t", "action": [' + ", ".join(calls) + "]}"
+
+
+WEATHER = '{"name": "get_weather", "args": {"city": "Oldtown"}}'
+
+
+def test_a_call_with_values_nobody_stated_waits_for_the_results_of_the_others() -> None:
+    toolbox, ran = _weather_and_units()
+    guessed = '{"name": "convert", "args": {"value": 36.9, "unit": "F"}}'
+    model = ScriptedModel([_action(WEATHER, guessed),
+                           _action('{"name": "convert", "args": {"value": 33.1, "unit": "F"}}'),
+                           final("33.1 °C is 91.58 °F.")])
+    printed = io.StringIO()
+    result = Agent(model, toolbox, review_answer="off", callbacks=[Printer(printed)]).run(
+        "Oldtown in Fahrenheit?")
+    assert ran == ["weather Oldtown", "convert 33.1"]
+    assert 'Held: convert {"value": 36.9, "unit": "F"} (values stated neither' in \
+        printed.getvalue()
+    first = result.steps[0]
+    assert first.tool_calls == [ToolCall("get_weather", {"city": "Oldtown"})]
+    assert first.held_calls == [ToolCall("convert", {"value": 36.9, "unit": "F"})]
+    assert "36.9" in first.raw_output  # the reply as written stays on the step
+    sent = model.calls[1]
+    assert "36.9" not in sent[2]["content"] and "get_weather" in sent[2]["content"]
+    assert "Not run yet: convert" in sent[3]["content"]
+    assert Step.from_dict(first.to_dict()).held_calls == first.held_calls
+
+
+@pytest.mark.parametrize(
+    ("calls", "options"),
+    [
+        ([WEATHER, '{"name": "get_weather", "args": {"city": "Nowhere Else"}}'], {}),  # one tool
+        (['{"name": "convert", "args": {"value": 36.9, "unit": "F"}}',
+          '{"name": "get_weather", "args": {"city": "Guessed City"}}'], {}),  # all would wait
+        ([WEATHER, '{"name": "convert", "args": {"value": 36.9, "unit": "F"}}'],
+         {"hold_dependent_calls": False}),
+    ],
+    ids=["same-tool", "all-unstated", "off"],
+)
+def test_no_call_waits_in_these_replies(calls: list[str], options: dict[str, Any]) -> None:
+    toolbox, ran = _weather_and_units()
+    model = ScriptedModel([_action(*calls), final("done")])
+    result = Agent(model, toolbox, review_answer="off", **options).run("Oldtown in Fahrenheit?")
+    assert len(ran) == 2 and result.steps[0].held_calls == []
+    assert "Not run yet" not in model.calls[1][-1]["content"]
+
+
+def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> None:
+    toolbox = Toolbox()
+    runs = []
+
+    @toolbox.tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        runs.append(key)
+        raise ValueError(f"no key {key!r}; keys look like 'K-1'")
+
+    model = ScriptedModel([_call('{"key": "1"}')] * 2 + [_call('{"key": "K-1"}'),
+                                                         final("done")])
+    result = Agent(model, toolbox).run("task")
+    assert runs == ["1", "K-1"]
+    repeat = result.steps[1].results[0].observation
+    assert repeat.startswith("You already called lookup with exactly these arguments, and it "
+                             "failed: Error: ValueError: no key '1'")
+    assert "Change the arguments as the error says" in repeat
+
+
+def test_only_a_call_that_failed_otherwise_than_by_timing_out_is_not_run_again() -> None:
+    call = ToolCall("lookup", {"key": "a"})
+    earlier = Step(1, tool_calls=[call], results=[
+        ToolResult(call, "Error: timed out", ok=False, error="timeout")])
+    assert failed_before([earlier], call) is None
+    earlier.results[0] = ToolResult(call, "x", ok=True)
+    assert failed_before([earlier], call) is None
+    earlier.results[0] = ToolResult(call, "Error: no", ok=False, error="tool_error")
+    assert failed_before([earlier], call) is earlier.results[0]
+    assert failed_before([earlier], ToolCall("lookup", {"key": "b"})) is None
+
+
+def test_different_arguments_are_not_a_loop() -> None:
+    toolbox, runs = _counting_toolbox()
+    calls = [_call(f'{{"key": "{k}"}}') for k in "abcdef"]
+    model = ScriptedModel([*calls, '{"thought": "ok", "action": {"final_answer": "done"}}'])
+    result = Agent(model, toolbox, max_steps=10).run("task")
+    assert result.status == "final_answer" and runs == list("abcdef")
+
+
+# -- approval -----------------------------------------------------------------------------------
+def _guarded_toolbox(ran: list[str]) -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool(requires_approval=True)
+    def send_email(to: str) -> str:
+        """Send an email."""
+        ran.append(to)
+        return f"sent to {to}"
+
+    return tb
+
+
+def test_tools_that_need_approval_need_an_approver() -> None:
+    with pytest.raises(ConfigError, match="send_email require approval: pass approver="):
+        Agent(ScriptedModel([]), _guarded_toolbox([]))
+
+
+def test_a_declined_call_is_told_to_the_model_and_the_run_goes_on() -> None:
+    ran: list[str] = []
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    def approver(tool: Any, args: dict[str, Any]) -> bool:
+        asked.append((tool.name, args))
+        return args["to"] == "me@example.com"
+
+    model = ScriptedModel([
+        act("send_email", to="boss@example.com"), act("send_email", to="me@example.com"),
+        final("sent to me only"),
+    ])
+    task = "mail boss@example.com, or me@example.com"
+    result = Agent(model, _guarded_toolbox(ran), approver=approver).run(task)
+    assert result.status == "final_answer"
+    assert asked == [
+        ("send_email", {"to": "boss@example.com"}), ("send_email", {"to": "me@example.com"}),
+    ]
+    assert ran == ["me@example.com"]
+    declined = result.steps[0].results[0]
+    assert declined.error == "declined"
+    assert "the user declined to run send_email" in model.calls[1][-1]["content"]
+    assert result.steps[1].observations == ["sent to me@example.com"]
+
+
+# -- interrupts ---------------------------------------------------------------------------------
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt during the test, as in a terminal, also when the test run
+    ignores it (a shell starts background jobs with SIGINT ignored, and then
+    ``_thread.interrupt_main`` does nothing)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("ctrl_c")
+def test_keyboard_interrupt_during_a_tool_keeps_the_trajectory() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def slow() -> str:
+        """Takes long; Ctrl-C arrives meanwhile (delivered to the main thread, as a real one)."""
+        _thread.interrupt_main()
+        time.sleep(2)
+        return "done"
+
+    @tb.tool
+    def quick() -> str:
+        """Fast."""
+        return "quick result"
+
+    model = ScriptedModel([act("quick"), act("slow"), final("never")])
+    result = Agent(model, tb).run("task")
+    assert result.status == "interrupted"
+    assert result.error == "The run was interrupted (Ctrl-C)."
+    assert len(result.steps) == 2
+    assert result.steps[0].observations == ["quick result"]
+    assert [c.name for c in result.steps[1].tool_calls] == ["slow"]
+    assert result.steps[1].results == []
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+def test_arun_matches_run(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
+    sync = Agent(ScriptedModel(replies), toolbox).run(TASK)
+    async_result = asyncio.run(Agent(ScriptedModel(replies), toolbox).arun(TASK))
+    assert async_result.status == sync.status == "final_answer"
+    assert async_result.messages == sync.messages
+    assert _results_without_timing(async_result) == _results_without_timing(sync)
+
+
+def _results_without_timing(result: RunResult) -> list[dict[str, Any]]:
+    return [{**r, "seconds": 0} for s in result.steps for r in s.to_dict()["results"]]
+
+
+class AsyncScripted(ScriptedModel):
+    """A ScriptedModel with ``acomplete``, to check the agent awaits it when present."""
+
+    awaited = 0
+
+    async def acomplete(self, messages: Sequence[Message], **options: Any) -> Any:
+        self.awaited += 1
+        await asyncio.sleep(0)
+        return self.complete(messages)
+
+
+def test_aiter_awaits_async_models_and_async_tools() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    async def fetch(url: str) -> str:
+        """Fetch a page."""
+        await asyncio.sleep(0)
+        return f"page at {url}"
+
+    model = AsyncScripted([act("fetch", url="http://a"), final("got it")])
+
+    async def collect() -> list[Any]:
+        return [e async for e in Agent(model, tb, review_answer="off").aiter("t")]
+
+    events = asyncio.run(collect())
+    assert model.awaited == 2
+    assert [type(e) for e in events] == [
+        RunStarted, ModelCallStarted, ModelCallFinished, ReplyParsed, ToolStarted, ToolFinished,
+        ObservationSent, ModelCallStarted, ModelCallFinished, ReplyParsed, FinalAnswer, RunFinished,
+    ]
+    assert events[5].result.observation == "page at http://a"
+    assert events[-1].result.status == "final_answer"
+
+
+def test_cancelling_aiter_ends_with_interrupted_then_cancelled() -> None:
+    tb = Toolbox()
+    started = asyncio.Event()
+
+    @tb.tool
+    async def wait_forever() -> str:
+        """Never returns."""
+        started.set()
+        await asyncio.sleep(60)
+        return "no"
+
+    seen: list[Any] = []
+
+    async def consume() -> None:
+        async for event in Agent(ScriptedModel([act("wait_forever")]), tb).aiter("t"):
+            seen.append(event)
+
+    async def main() -> None:
+        task = asyncio.create_task(consume())
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert isinstance(seen[-1], RunFinished)
+    result = seen[-1].result
+    assert result.status == "interrupted"
+    assert result.steps[0].tool_calls[0].name == "wait_forever"
+
+
+# -- nothing in a reply is executed as code -----------------------------------------------------
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```python\nimport pathlib; pathlib.Path({marker!r}).write_text('pwned')\n```",
+        '{{"thought": "x", "action": {{"name": "__import__(\'pathlib\').Path({marker!r})'
+        '.write_text(\'pwned\')", "args": {{}}}}}}',
+        '{{"thought": "x", "action": {{"name": "calculate", "args": {{"expression": '
+        '"__import__(\'pathlib\').Path({marker!r}).write_text(\'pwned\')"}}}}}}',
+        "{{'thought': 'x', 'action': {{'final_answer': open({marker!r}, 'w').write('pwned')}}}}",
+    ],
+    ids=["code-block", "code-as-tool-name", "code-as-calculator-input", "code-in-python-dict"],
+)
+def test_code_in_a_reply_is_never_executed(tmp_path: Any, reply: str) -> None:
+    from react_agent.tools.builtin import builtin_toolbox
+
+    marker = str(tmp_path / "pwned.txt")
+    model = ScriptedModel([reply.format(marker=marker), final("no")])
+    result = Agent(model, builtin_toolbox(tmp_path)).run("task")
+    assert not (tmp_path / "pwned.txt").exists()
+    assert result.status == "final_answer"
+    first = result.steps[0]
+    assert first.error is not None or any(not r.ok for r in first.results)
+
+
+# -- tool faults inside a run -------------------------------------------------------------------
+def test_a_run_survives_every_tool_fault_in_one_step() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def huge() -> str:
+        """10 MB of text."""
+        return "z" * 10_000_000
+
+    @tb.tool
+    def thing() -> object:
+        """An object that is not JSON."""
+        return ToolCall("x", {})
+
+    @tb.tool
+    def boom() -> str:
+        """Raises."""
+        raise RuntimeError("disk on fire")
+
+    @tb.tool(timeout=0.2)
+    def hang() -> str:
+        """Hangs."""
+        time.sleep(3)
+        return "late"
+
+    calls = [{"name": n, "args": {}} for n in ("huge", "thing", "boom", "hang", "nope")]
+    model = ScriptedModel([json.dumps({"thought": "all", "action": calls}), final("survived")])
+    result = Agent(model, tb, max_observation_chars=1000).run("task")
+    assert result.status == "final_answer" and result.final_answer == "survived"
+    huge_r, thing_r, boom_r, hang_r, nope_r = result.steps[0].results
+    assert huge_r.ok and huge_r.observation.endswith(
+        "[... 9999000 more characters cut; the result was too long]"
+    )
+    assert thing_r.ok and thing_r.observation.startswith("ToolCall(")
+    assert boom_r.observation == "Error: RuntimeError: disk on fire"
+    assert hang_r.error == "timeout" and nope_r.error == "unknown_tool"
+    assert len(model.calls[1][-1]["content"]) < 2500, "the 10 MB never reach the model"
+
+
+# -- streaming ----------------------------------------------------------------------------------
+def test_streaming_yields_tokens_and_answer_tokens(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), final("18 °C"),
+               final('It is "18 °C"\nin Paris.')]
+    model = ScriptedModel(replies, chunk_chars=3)
+    events = list(Agent(model, toolbox, stream=True, review_answer="always").iter(TASK))
+    tokens = [e for e in events if isinstance(e, ModelToken)]
+    assert "".join(t.text for t in tokens if t.index == 1) == replies[0]
+    assert "".join(t.text for t in tokens if t.index == 3) == replies[2]
+    answer = [e for e in events if isinstance(e, AnswerToken)]
+    assert {a.index for a in answer} == {3}  # the draft (step 2) is not streamed as the answer
+    assert "".join(a.text for a in answer) == 'It is "18 °C"\nin Paris.'
+    assert len(answer) > 3, "the answer arrives in pieces"
+    first_token = next(i for i, e in enumerate(events) if isinstance(e, ModelToken))
+    assert isinstance(events[first_token - 1], ModelCallStarted)
+    assert events[-1].result.final_answer == 'It is "18 °C"\nin Paris.'
+
+
+def test_no_tokens_without_stream_option(toolbox: Toolbox) -> None:
+    events = list(Agent(ScriptedModel([final("x")]), toolbox).iter(TASK))
+    assert not any(isinstance(e, ModelToken | AnswerToken) for e in events)
+
+
+def test_stream_answer_yields_only_the_answer(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Rome"), final("Rome: 24 °C, warmer.")]
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer="off")
+    pieces = list(agent.stream_answer(TASK))
+    assert "".join(pieces) == "Rome: 24 °C, warmer."
+    assert len(pieces) > 1
+
+
+@pytest.mark.parametrize(
+    ("review_reply", "answer"),
+    [(final("Rome is 24 °C."), "Rome is 24 °C."), ("no JSON", "Rome: warmer.")],
+    ids=["rewritten", "draft kept"],
+)
+def test_stream_answer_with_a_review_streams_only_the_answer_that_stands(
+    toolbox: Toolbox, review_reply: str, answer: str
+) -> None:
+    replies = [act("get_weather", city="Rome"), final("Rome: warmer."), review_reply]
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer="always")
+    assert "".join(agent.stream_answer(TASK)) == answer
+
+
+def test_stream_answer_without_a_streaming_backend_gives_the_whole_answer() -> None:
+    class Plain:
+        name = "plain"
+
+        def complete(self, messages: Sequence[Message]) -> Any:
+            from react_agent.models.base import ModelReply
+
+            return ModelReply("{'thought': 'x', 'action': {'answer': 'py-dict answer'}}")
+
+    assert list(Agent(Plain()).stream_answer("t")) == ["py-dict answer"]
+
+
+def test_a_broken_stream_is_a_model_error_with_the_trajectory() -> None:
+    class Broken(ScriptedModel):
+        def stream(self, messages: Sequence[Message], **options: Any) -> Any:
+            if len(self.calls) == 1:
+                yield '{"thought": "x", "act'
+                raise ConnectionResetError("peer went away")
+            yield from super().stream(messages)
+
+    tb = Toolbox()
+    tb.add(lambda: "ok", name="noop", description="Does nothing.")
+    result = Agent(Broken([act("noop"), final("x")]), tb, stream=True).run("t")
+    assert result.status == "model_error"
+    assert "ConnectionResetError: peer went away" in (result.error or "")
+    assert len(result.steps) == 1 and result.steps[0].observations == ["ok"]
+
+
+def test_astream_is_used_by_aiter() -> None:
+    class AsyncStreaming(ScriptedModel):
+        async def astream(self, messages: Sequence[Message], **options: Any) -> Any:
+            for piece in self.stream(messages):
+                await asyncio.sleep(0)
+                yield piece
+
+    async def collect() -> list[Any]:
+        agent = Agent(AsyncStreaming([final("async answer")], chunk_chars=2), stream=True)
+        return [e async for e in agent.aiter("t")]
+
+    events = asyncio.run(collect())
+    assert "".join(e.text for e in events if isinstance(e, AnswerToken)) == "async answer"
+    assert events[-1].result.final_answer == "async answer"
+
+
+# -- saving and resuming ------------------------------------------------------------------------
+def test_run_result_round_trips_through_a_file(toolbox: Toolbox, tmp_path: Any) -> None:
+    replies = [act("get_weather", city=" Paris"), BAD_REPLY, final("18 °C")]
+    result, _ = run(toolbox, replies)
+    path = tmp_path / "sub" / "run.json"
+    result.save(path)
+    loaded = RunResult.load(path)
+    saved, again = result.to_dict(), loaded.to_dict()
+    usage, usage_again = saved.pop("usage"), again.pop("usage")
+    assert again == saved
+    assert usage_again["prompt_tokens"] == usage["prompt_tokens"]  # seconds differ by rounding
+    assert loaded.steps[0].results[0].cleaning == ["city: stripped spaces"]
+    assert [p.name for p in path.parent.iterdir()] == ["run.json"], "no temporary file left"
+
+
+def test_loading_something_else_is_a_clear_error(tmp_path: Any) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text('{"task": "t"}')
+    with pytest.raises(ConfigError, match="Not a saved RunResult"):
+        RunResult.load(bad)
+    bad.write_text("{nope")
+    with pytest.raises(ConfigError, match="is not valid JSON"):
+        RunResult.load(bad)
+    with pytest.raises(ConfigError, match="Cannot read"):
+        RunResult.load(tmp_path / "missing.json")
+
+
+def test_resume_after_max_steps_with_more_steps(toolbox: Toolbox, tmp_path: Any) -> None:
+    first = Agent(ScriptedModel([act("get_weather", city="Paris"), final("guess")]), toolbox,
+                  max_steps=1).run(TASK)
+    assert first.status == "max_steps" and first.best_effort
+    first.save(tmp_path / "run.json")
+    model = ScriptedModel([act("get_weather", city="Rome"), final("Rome is warmer")])
+    resumed = Agent(model, toolbox, max_steps=5).resume(RunResult.load(tmp_path / "run.json"))
+    assert resumed.status == "final_answer" and resumed.final_answer == "Rome is warmer"
+    assert resumed.best_effort is False
+    assert [s.index for s in resumed.steps] == [1, 2, 3]
+    assert [s.observations for s in resumed.steps[:2]] == [["18 °C in Paris"], ["24 °C in Rome"]]
+    sent = model.calls[0]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[-1]["content"].startswith("Observation: 18 °C in Paris")
+    assert all("no steps left" not in m["content"] for m in sent), "best-effort ask set aside"
+
+
+def test_resume_after_ctrl_c_in_a_tool_asks_that_step_again(toolbox: Toolbox) -> None:
+    def interrupt(event: Any) -> None:
+        if isinstance(event, ToolStarted) and event.call.args.get("city") == "Rome":
+            raise KeyboardInterrupt
+
+    replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome")]
+    stopped = Agent(ScriptedModel(replies), toolbox, callbacks=[interrupt]).run(TASK)
+    assert stopped.status == "interrupted" and len(stopped.steps) == 2
+    model = ScriptedModel([act("get_weather", city="Rome"), final("Rome")])
+    resumed = Agent(model, toolbox).resume(stopped, max_steps=3)
+    assert resumed.status == "final_answer"
+    assert [m["role"] for m in model.calls[0]] == ["system", "user", "assistant", "user"]
+    assert [s.observations for s in resumed.steps] == [["18 °C in Paris"], ["24 °C in Rome"], []]
+
+
+def test_resume_respects_the_new_budget(toolbox: Toolbox) -> None:
+    stopped, _ = run(toolbox, [act("get_weather", city="Paris")], max_steps=1,
+                     best_effort_answer=False)
+    model = ScriptedModel([act("get_weather", city="Rome")] * 3)
+    resumed = Agent(model, toolbox, best_effort_answer=False).resume(stopped, max_steps=1)
+    assert resumed.status == "max_steps" and len(resumed.steps) == 2
+    assert "used 1 step without" in (resumed.error or "")
+
+
+def test_a_finished_run_cannot_be_resumed(toolbox: Toolbox) -> None:
+    done, _ = run(toolbox, [final("x")])
+    with pytest.raises(ConfigError, match="already has a final answer"):
+        Agent(ScriptedModel([]), toolbox).resume(done)
+
+
+def test_best_effort_tool_call_is_explained(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), act("get_weather", city="Rome")],
+                    max_steps=1)
+    assert result.final_answer is None
+    assert "the model asked for a tool instead (not run)" in (result.error or "")
+
+
+# -- what the model is shown --------------------------------------------------------------------
+def test_the_history_keeps_only_the_envelope_the_step_acted_on() -> None:
+    """A server that ignores ``stop`` lets the model invent an observation and a next step; the
+    history keeps the envelope that ran, never the invented lines, and the raw reply stays in
+    the trajectory."""
+    tb = Toolbox()
+
+    @tb.tool
+    def multiply(a: int, b: int) -> int:
+        """Multiply two integers."""
+        return a * b
+
+    envelope = '{"thought":"Use multiply.","action":{"name":"multiply","args":{"a":3,"b":4}}}'
+    invented = '\nObservation: 36\n{"thought":"t","action":{"final_answer":"3 times 4 is 36"}}'
+    raw = envelope + invented
+    model = ScriptedModel([raw, final("3 times 4 is 12")])
+    result = Agent(model, tb).run("What is 3 times 4?")
+    assert result.final_answer == "3 times 4 is 12"
+    second_call = model.calls[1]
+    assert second_call[2] == assistant(envelope)
+    assert second_call[3] == observation("12", "What is 3 times 4?")
+    assert not any("36" in m["content"] for m in second_call)
+    assert result.steps[0].raw_output == raw
+    assert result.messages[2] == assistant(envelope)
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("<think>Paris first.</think>\nSure! Here it is:\n" + act("get_weather", city="Paris")
+         + "\nI will wait for the result.", act("get_weather", city="Paris")),
+        ("Thought: Paris first.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n"
+         "Observation: 30 °C\nThought: done\nFinal Answer: 30 °C",
+         'Thought: Paris first.\nAction: get_weather\nAction Input: {"city": "Paris"}'),
+        ("```json\n" + act("get_weather", city="Paris") + "\n```\nThen Rome.",
+         act("get_weather", city="Paris")),
+    ],
+    ids=["prose-around", "react-text", "fenced"],
+)
+def test_the_history_keeps_the_used_text_of_each_reply_form(
+    toolbox: Toolbox, raw: str, kept: str
+) -> None:
+    model = ScriptedModel([raw, final("18 °C")])
+    result = Agent(model, toolbox).run(TASK)
+    assert model.calls[1][2] == assistant(kept)
+    assert result.steps[0].raw_output == raw
+
+
+def test_an_unusable_reply_stays_in_the_history_as_written(toolbox: Toolbox) -> None:
+    """The model is shown what it sent (without reasoning) next to what was wrong with it."""
+    model = ScriptedModel(["<think>hmm</think>" + BAD_REPLY, final("18 °C")])
+    Agent(model, toolbox).run(TASK)
+    assert model.calls[1][2] == assistant(BAD_REPLY)
+    assert model.calls[1][3]["content"] == str(parse_error_text(BAD_REPLY))
+
+
+# -- a value without an argument name; the same unusable reply again ----------------------------
+@pytest.fixture
+def calculator() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def calculate(expression: str, precision: int = 2) -> str:
+        """Evaluate an arithmetic expression."""
+        return {"(17 * 2)": "34", "17 * 2": "34"}.get(expression, "?")
+
+    @tb.tool
+    def convert(amount: float, to: str) -> str:
+        """Convert money."""
+        return f"{amount} {to}"
+
+    return tb
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"thought": "Double it.", "action": {"calculate": "(17 * 2)"}}',
+        '{"thought": "Double it.", "action": {"name": "calculate", "args": "(17 * 2)"}}',
+        '{"thought": "Double it.", "action": "calculate", "action_input": "(17 * 2)"}',
+    ],
+    ids=["tool-as-key", "args-as-text", "langchain-text"],
+)
+def test_a_bare_value_goes_to_the_only_required_argument(calculator: Toolbox, reply: str) -> None:
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("What is my favourite number, 17, times 2?")
+    assert result.status == "final_answer"
+    step = result.steps[0]
+    assert step.tool_calls == [ToolCall("calculate", {"expression": "(17 * 2)"})]
+    assert step.observations == ["34"] and step.thought == "Double it."
+    assert step.stage == "direct"
+    assert "gave the bare value to 'expression', the only required argument of calculate" in (
+        step.repairs
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"thought": "t", "action": {"calculate": 34}}',  # does not fit the string argument
+        '{"thought": "t", "action": {"convert": "12 EUR"}}',  # two required arguments
+        '{"thought": "t", "action": {"unknown_tool": "x"}}',  # no such tool
+    ],
+    ids=["wrong-type", "two-required", "unknown-tool"],
+)
+def test_a_bare_value_that_does_not_fit_is_not_guessed(calculator: Toolbox, reply: str) -> None:
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.steps[0].tool_calls == [] and result.steps[0].error
+    assert "gives no args object" in model.calls[1][-1]["content"]
+
+
+def test_the_same_unusable_reply_gets_a_different_message_each_time(calculator: Toolbox) -> None:
+    """Seen in react-agent chat: the same unusable reply four times got the same message four
+    times. Now the message changes and shows a complete call of the tool it named."""
+    bad = '{"thought": "Double it.", "action": {"calculate": 34}}'
+    model = ScriptedModel([bad] * 4)
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.status == "parse_errors"
+    feedback = [call[-1]["content"] for call in model.calls[1:]]
+    assert len(feedback) == len(set(feedback)) == 3
+    assert "gives no args object" in feedback[0]
+    for count, text in zip((2, 3), feedback[1:], strict=True):
+        assert f"your last {count} replies could not be used" in text
+        assert 'A complete call of calculate, with its real argument names: {"thought": "...", ' \
+            '"action": {"name": "calculate", "args": {"expression": "<string>"}}}' in text
+
+
+def test_a_repeated_reply_that_names_no_tool_is_shown_the_tools(calculator: Toolbox) -> None:
+    model = ScriptedModel([BAD_REPLY, BAD_REPLY, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.status == "final_answer"
+    first, second = model.calls[1][-1]["content"], model.calls[2][-1]["content"]
+    assert first != second
+    assert "The tools you can call: calculate, convert." in second
+
+
+def test_a_nul_byte_in_the_reply_never_reaches_the_tool() -> None:
+    seen: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search the web."""
+        seen.append(query)
+        return "results"
+
+    reply = '{"thought": "t", "action": {"name": "search", "args": {"query": "Ume\\u0000e5"}}}'
+    result = Agent(ScriptedModel([reply, final("none")]), tb).run("Weather in Umeå?")
+    assert seen == []
+    assert result.steps[0].results[0].error == "invalid_args"
+    assert "U+0000" in result.steps[0].observations[0]
+
+
+# -- any reply at all ----------------------------------------------------------------------------
+def _fuzz_toolbox() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_time(zone: str = "UTC") -> str:
+        """The time in a zone."""
+        return f"12:00 {zone}"
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search."""
+        return f"results for {query}"
+
+    @tb.tool(timeout=1)
+    def x(value: Any) -> str:
+        """Anything."""
+        return json.dumps(value)
+
+    return tb
+
+
+@settings(max_examples=150, deadline=None)
+@given(replies=st.lists(fuzz_replies(), min_size=1, max_size=4), run_async=st.booleans())
+def test_any_reply_ends_the_run_with_a_status_and_the_trajectory(
+    replies: list[str], run_async: bool
+) -> None:
+    """Whatever the model sends, run/arun return a RunResult (never an exception), with every
+    reply kept and a result that serialises."""
+    agent = Agent(ScriptedModel(replies), _fuzz_toolbox(), max_steps=3, max_parse_retries=1)
+    result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
+    assert result.status in STATUSES and result.status != "internal_error", result.error
+    assert [s.raw_output for s in result.steps] == replies[: len(result.steps)]
+    assert RunResult.from_dict(json.loads(result.to_json())).status == result.status
+
+
+def test_a_plain_react_action_input_goes_to_the_only_required_argument(
+    calculator: Toolbox,
+) -> None:
+    reply = "Thought: Double it.\nAction: calculate\nAction Input: (17 * 2)\nObservation: 99"
+    model = ScriptedModel([reply, final("34")])
+    result = Agent(model, calculator).run("17 times 2?")
+    assert result.steps[0].tool_calls == [ToolCall("calculate", {"expression": "(17 * 2)"})]
+    assert result.steps[0].observations == ["34"]
+    assert model.calls[1][2] == assistant(
+        "Thought: Double it.\nAction: calculate\nAction Input: (17 * 2)"
+    )
+
+
+def test_a_reply_cut_by_the_token_limit_is_named_as_such_to_the_model_and_on_the_step(
+    toolbox: Toolbox,
+) -> None:
+    cut = act("get_weather", city="Paris")[:30]
+    model = ScriptedModel([ModelReply(cut, 40, 8, "length"), final("18 C")])
+    result = Agent(model, toolbox).run("Weather in Paris?")
+    assert result.status == "final_answer" and result.final_answer == "18 C"
+    first = result.steps[0]
+    assert first.finish_reason == "length" and first.reply is None
+    assert first.error is not None and "token limit" in first.error
+    assert "token limit" in model.calls[1][-1]["content"]
+    assert result.steps[1].finish_reason == "stop"
+    assert "token limit" not in (result.steps[1].error or "")
+
+
+def test_a_parsed_step_reads_its_thought_and_answer_from_the_reply(toolbox: Toolbox) -> None:
+    result = Agent(ScriptedModel([final("18 C", thought="I know it.")]), toolbox).run("Paris?")
+    step = result.steps[0]
+    assert step.reply is not None and step.reply.final_answer == "18 C"
+    assert (step.thought, step.final_answer, step.stage) == ("I know it.", "18 C", "direct")
+    again = RunResult.from_dict(json.loads(json.dumps(result.to_dict()))).steps[0]
+    assert again.reply is not None and again.reply.thought == "I know it."
+    assert (again.final_answer, again.stage) == ("18 C", "direct")
+
+
+def test_the_users_own_system_prompt_template_is_what_the_model_is_sent(
+    toolbox: Toolbox, tmp_path: Any
+) -> None:
+    own = "You answer tersely.\n\nTools:\n$tools\n$instructions"
+    model = ScriptedModel([final("18 C")])
+    Agent(model, toolbox, system_prompt=own, instructions="Use metres.").run("Paris?")
+    sent = model.calls[0][0]["content"]
+    assert sent.startswith("You answer tersely.\n\nTools:\n") and "get_weather" in sent
+    assert "Use metres." in sent and sent != Agent(model, toolbox).system_prompt
+    path = tmp_path / "system.md"
+    path.write_text("From a file.\n$tools", encoding="utf-8")
+    assert Agent(model, toolbox, system_prompt=path).system_prompt.startswith("From a file.\n")
+    with pytest.raises(ConfigError, match=r"\$tools"):
+        Agent(model, toolbox, system_prompt="No tools here.")
+
+
+# -- the review of the draft final answer (AgentConfig.review_answer) ----------------------------
+def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
+    replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome"),
+               final("Rome is warmer."), final("Rome (24 °C) is 6 °C warmer than Paris (18 °C).")]
+    result, model = run(toolbox, replies, review_answer="always")
+    assert result.status == "final_answer"
+    assert result.final_answer == "Rome (24 °C) is 6 °C warmer than Paris (18 °C)."
+    assert [s.review for s in result.steps] == [False, False, False, True]
+    assert result.steps[2].final_answer == "Rome is warmer."  # the draft stays in the trajectory
+    assert model.calls[3] == [result.messages[0], {"role": "user", "content": prompts.render(
+        "review", task=TASK, facts='- get_weather {"city": "Paris"}: 18 °C in Paris\n'
+                                   '- get_weather {"city": "Rome"}: 24 °C in Rome')}]
+    assert "Rome is warmer." not in str(model.calls[3])  # the draft is not shown
+    assert result.messages[-1]["content"] == replies[3]  # the history ends with the answer
+    events = [e for e in Agent(ScriptedModel(replies), toolbox, review_answer="always").iter(TASK)
+              if isinstance(e, FinalAnswer)]
+    assert [(e.text, e.draft) for e in events] == [
+        ("Rome is warmer.", True), ("Rome (24 °C) is 6 °C warmer than Paris (18 °C).", False)]
+
+
+@pytest.mark.parametrize(
+    "review_reply",
+    [act("get_weather", city="Oslo"), "no JSON at all", final("   ")],
+    ids=["a tool call", "unusable", "empty"],
+)
+def test_a_review_without_a_usable_answer_keeps_the_draft(toolbox: Toolbox,
+                                                          review_reply: str) -> None:
+    replies = [act("get_weather", city="Paris"), final("18 °C in Paris."), review_reply]
+    result, _ = run(toolbox, replies, review_answer="always")
+    assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
+    assert [r.call.args for s in result.steps for r in s.results] == [{"city": "Paris"}]
+    assert result.steps[-1].review and result.steps[-1].tool_calls == []  # not run
+
+
+def test_a_review_answer_with_more_faults_than_the_draft_keeps_the_draft(
+    toolbox: Toolbox,
+) -> None:
+    replies = [act("get_weather", city="Paris"), final("巴黎很暖和。"),
+               final("Paris is warm.")]  # faults: no value -> no value, and the wrong script
+    model = ScriptedModel(replies)
+    result = Agent(model, toolbox).run("Paris 现在的气温是多少？暖和吗？")
+    assert len(model.calls) == 3 and result.steps[-1].review
+    assert result.final_answer == "巴黎很暖和。"
+    assert result.messages[-1]["content"] == replies[1]
+
+
+def test_a_review_answer_that_trades_one_fault_for_another_keeps_the_draft(
+    toolbox: Toolbox,
+) -> None:
+    task = "Paris 现在的气温是多少？暖和吗？"
+    traded = [act("get_weather", city="Paris"), final("Paris: 18 °C, warm."),  # wrong script
+              final("巴黎很暖和。")]  # the task's script, but no value
+    result = Agent(ScriptedModel(traded), toolbox).run(task)
+    assert result.steps[-1].review and result.final_answer == "Paris: 18 °C, warm."
+    fixed_one = [act("get_weather", city="Paris"), final("Paris is warm."),  # both faults
+                 final("巴黎很暖和。")]  # one of them repaired, none added
+    result = Agent(ScriptedModel(fixed_one), toolbox).run(task)
+    assert result.steps[-1].review and result.final_answer == "巴黎很暖和。"
+
+
+def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
+    result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")],
+                    review_answer="always")
+    assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
+    assert result.error is None
+
+
+def test_no_review_without_a_tool_call_or_when_turned_off(toolbox: Toolbox) -> None:
+    result, model = run(toolbox, [final("Hello!")], review_answer="always")
+    assert len(model.calls) == 1 and not any(s.review for s in result.steps)
+    replies = [act("get_weather", city="Paris"), final("Warm.")]
+    result, model = run(toolbox, replies, review_answer="off")
+    assert len(model.calls) == 2 and result.final_answer == "Warm."
+
+
+def test_auto_reviews_only_a_draft_the_cheap_check_faults(toolbox: Toolbox) -> None:
+    stated = [act("get_weather", city="Paris"), final("It is 18 °C in Paris.")]
+    result, model = run(toolbox, stated)  # the default: review_answer="auto"
+    assert len(model.calls) == 2 and not any(s.review for s in result.steps)
+    bare = [act("get_weather", city="Paris"), final("Paris is warmer."),
+            final("Paris: 18 °C.")]
+    result, model = run(toolbox, bare)
+    assert len(model.calls) == 3 and result.final_answer == "Paris: 18 °C."
+    assert result.steps[-1].review_reasons == ["states none of the values get_weather returned"]
+    assert RunResult.from_dict(result.to_dict()).steps[-1].review_reasons == \
+        result.steps[-1].review_reasons
+
+
+def _directory_and_mail() -> tuple[Toolbox, list[str]]:
+    """A toolbox that finds an address and sends mail, and the list of addresses sent to."""
+    tb = Toolbox()
+    sent: list[str] = []
+
+    @tb.tool
+    def find_person(person: str) -> str:
+        """A person's email address."""
+        return '{"email": "ann.lee@corp.example"}'
+
+    @tb.tool
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        sent.append(to)
+        return "sent"
+
+    return tb, sent
+
+
+def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
+    tb, sent = _directory_and_mail()
+    replies = [act("send_email", to="ann@example.com", body="hi"),
+               act("find_person", person="Ann Lee"),
+               act("send_email", to="ann.lee@corp.example", body="hi"), final("Sent.")]
+    result = Agent(ScriptedModel(replies), tb, review_answer="off").run("Email Ann Lee: hi")
+    assert sent == ["ann.lee@corp.example"]
+    assert result.steps[0].results[0].error == "ungrounded"
+    assert "'ann@example.com' in to is in neither the task" in result.steps[0].observations[0]
+    off = Agent(ScriptedModel([*replies[:1], final("Sent.")]), tb, review_answer="off",
+                ground_contacts=False).run("Email Ann Lee: hi")
+    assert off.steps[0].results[0].ok and sent[-1] == "ann@example.com"
+    # the guess sent again after the lookup: refused again, now naming the address looked up
+    sent.clear()
+    again = [replies[0], replies[1], replies[0], replies[2], final("Sent.")]
+    result = Agent(ScriptedModel(again), tb, review_answer="off").run("Email Ann Lee: hi")
+    assert sent == ["ann.lee@corp.example"]
+    refusal = result.steps[2].results[0]
+    assert refusal.error == "ungrounded"
+    assert refusal.observation.endswith(
+        "The task and the tool results hold: 'ann.lee@corp.example'; use the one that belongs "
+        "to whom the task means.")
+
+
+def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call() -> None:
+    # several calls in one step come back as "[2] send_email {...}: ...": that line quotes the
+    # made-up address, which must not count as found when the model sends it again
+    tb, sent = _directory_and_mail()
+    guess = {"name": "send_email", "args": {"to": "ann@example.com", "body": "hi"}}
+    both = json.dumps({"thought": "t", "action": [
+        {"name": "find_person", "args": {"person": "Ann Lee"}}, guess]})
+    replies = [both, act("send_email", to="ann@example.com", body="hi"), final("Done.")]
+    result = Agent(ScriptedModel(replies), tb, review_answer="off",
+                   hold_dependent_calls=False).run("Email Ann Lee: hi")  # both run at once
+    assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
+    assert sent == []
+    assert [r.error for r in result.steps[1].results] == ["ungrounded"]
+
+
+# -- the answer floor ---------------------------------------------------------------------------
+class FloorModel(ScriptedModel):
+    """A scripted backend that takes ``answer_floor=`` (as the embedded model does): each call's
+    floor is kept in ``floors``; its replies report a measured probability when one was set."""
+
+    accepts_answer_floor = True
+
+    def __init__(self, replies: Sequence[str]) -> None:
+        super().__init__(replies)
+        self.floors: list[float | None] = []
+
+    def complete(  # type: ignore[override]
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False, answer_floor: float | None = None,
+    ) -> ModelReply:
+        self.floors.append(answer_floor)
+        reply = super().complete(messages, schema, strict)
+        if answer_floor is None:
+            return reply
+        return ModelReply(reply.text, reply.prompt_tokens, reply.completion_tokens,
+                          reply.finish_reason, answer_probability=0.2, answer_taken=True)
+
+
+def test_the_answer_floor_is_asked_for_until_a_tool_is_called(toolbox: Toolbox) -> None:
+    model = FloorModel(["not json", act("get_weather", "Paris.", city="Paris"),
+                        final("18 °C in Paris.")])
+    result = Agent(model, toolbox, review_answer="off").run(TASK)
+    assert model.floors == [0.035, 0.035, None]  # the retry after an unusable reply too
+    first, call, answer = result.steps
+    assert (first.answer_probability, first.answer_taken) == (0.2, True)
+    assert (answer.answer_probability, answer.answer_taken) == (None, False)
+    assert call.to_dict()["answer_probability"] == 0.2
+    assert Step.from_dict(call.to_dict()).answer_taken
+
+
+def test_the_answer_floor_can_be_set_or_turned_off(toolbox: Toolbox) -> None:
+    model = FloorModel([final("Hello.")])
+    Agent(model, toolbox, answer_floor=0.2).run("Hi!")
+    assert model.floors == [0.2]
+    model = FloorModel([final("Hello.")])
+    Agent(model, toolbox, answer_floor=None).run("Hi!")
+    assert model.floors == [None]
+    with pytest.raises(ConfigError, match="answer_floor"):
+        AgentConfig(answer_floor=1.5)

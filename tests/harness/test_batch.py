@@ -1,0 +1,229 @@
+"""Tests for react_agent.harness._batch: tasks files, results and the summary (the CLI is tested in
+test_cli.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import ResettableModel
+
+from react_agent import Agent, ConfigError, Toolbox
+from react_agent.harness._batch import BatchTask, load_tasks, read_records, run_batch, summary_table
+from react_agent.models import ScriptedModel
+
+
+def test_load_tasks(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"task": "a", "expected": ["x"]}\n\n'
+                    '{"id": "b", "task": "b", "tools": "m:o"}\n')
+    assert load_tasks(path) == [BatchTask("1", "a", None, ("x",)), BatchTask("b", "b", "m:o")]
+    assert load_tasks(path)[0].all_turns() == (("a", {}),)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"task": ""}', "line 1: not a task"),
+        ("[1, 2]", "line 1: not a task"),
+        ('{"task": "a", "id": "x"}\n{"task": "b", "id": "x"}', "line 2: the id 'x' is used twice"),
+    ],
+)
+def test_bad_tasks(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "t.jsonl").write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_tasks(tmp_path / "t.jsonl")
+
+
+def test_interrupted_task_is_not_written(tmp_path: Path) -> None:
+    def interrupt(messages: object) -> str:
+        raise KeyboardInterrupt
+
+    tasks = [BatchTask("1", "one"), BatchTask("2", "two"), BatchTask("3", "three")]
+    replies = iter(['{"thought": "t", "action": {"final_answer": "ok"}}', interrupt])
+    report = run_batch(tasks, tmp_path / "r.jsonl",
+                       lambda task: Agent(ScriptedModel([next(replies)])))
+    assert report.interrupted and [r["id"] for r in report.records] == ["1"]
+    assert [r["id"] for r in read_records(tmp_path / "r.jsonl")] == ["1"]
+
+
+def test_summary_table_counts() -> None:
+    records = [
+        {"status": "final_answer", "passed": True, "steps": 2, "prompt_tokens": 10,
+         "completion_tokens": 5, "seconds": 1.5},
+        {"status": "max_steps", "passed": False, "steps": 3, "prompt_tokens": 1,
+         "completion_tokens": 1, "seconds": 0.5},
+    ]
+    rows = [line.split() for line in summary_table(records)]
+    assert rows[0] == ["status", "tasks", "passed", "failed", "steps", "tokens", "seconds",
+                       "median", "s"]
+    assert rows[1:] == [["final_answer", "1", "1", "0", "2", "15", "1.5", "1.5"],
+                        ["max_steps", "1", "0", "1", "3", "2", "0.5", "0.5"],
+                        ["total", "2", "1", "1", "5", "17", "2.0", "1.0"]]
+
+
+def test_summary_table_by_shape_sorts_shapes() -> None:
+    records = [{"shape": s, "status": "final_answer", "passed": p, "seconds": t}
+               for s, p, t in [("compare", True, 4.0), ("chain", False, 2.0),
+                               ("compare", True, 6.0)]]
+    rows = [line.split() for line in summary_table(records, by="shape")]
+    assert [r[:4] for r in rows] == [
+        ["shape", "tasks", "passed", "failed"], ["chain", "1", "0", "1"],
+        ["compare", "2", "2", "0"], ["total", "3", "2", "1"],
+    ]
+    assert rows[2][-1] == "5.0" and rows[3][-1] == "4.0"
+
+
+def act(name: str, **args: object) -> str:
+    return json.dumps({"thought": "t", "action": {"name": name, "args": args}})
+
+
+def answer(text: str) -> str:
+    return json.dumps({"thought": "t", "action": {"final_answer": text}})
+
+
+def weather_toolbox() -> Toolbox:
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def get_weather(city: str) -> str:
+        """The weather of a city."""
+        return {"Oslo": "light rain, 7.5 C"}.get(city, f"no city {city!r}")
+
+    @toolbox.tool
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        return "sent"
+
+    return toolbox
+
+
+CHECKED = {
+    "id": "c", "shape": "conditional", "task": "Umbrella in Oslo?", "max_steps": 3,
+    "expected_calls": [{"name": "get_weather", "args": {"city": "Oslo"}}],
+    "forbidden_tools": ["send_email"],
+    "final_answer": {"must_contain_any": [["7.5"]], "must_not_contain": ["no umbrella"]},
+}
+
+
+def _write(tmp_path: Path, *lines: dict[str, object]) -> Path:
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("replies", "passed", "problems"),
+    [
+        ([act("get_weather", city="Oslo"), answer("Light rain, 7.5 C: take an umbrella.")], True,
+         []),
+        ([answer("7.5 C, take an umbrella.")], False,
+         ['missing call get_weather {"city": "Oslo"}']),
+        ([act("get_weather", city="Oslo"), act("send_email", to="a@b.c", body="x"),
+          answer("7.5 C, umbrella.")], False,
+         ['forbidden tool called: send_email {"to": "a@b.c", "body": "x"}']),
+        ([act("get_weather", city="Oslo"), answer("7.5 C: no umbrella needed.")], False,
+         ["the final answer contains 'no umbrella'"]),
+        ([act("get_weather", city="Oslo"), answer("Rain.")], False,
+         ["the final answer has none of ['7.5']"]),
+    ],
+)
+def test_checked_task_is_scored(tmp_path: Path, replies: list[str], passed: bool,
+                                problems: list[str]) -> None:
+    tasks = load_tasks(_write(tmp_path, CHECKED))
+    assert tasks[0].max_steps == 3 and tasks[0].shape == "conditional"
+    report = run_batch(tasks, tmp_path / "r.jsonl",
+                       lambda task: Agent(ScriptedModel(replies), weather_toolbox(),
+                                          max_steps=task.max_steps or 10))
+    record = report.records[0]
+    assert (record["passed"], record["problems"], record["shape"]) == (passed, problems,
+                                                                        "conditional")
+
+
+def test_conversation_turns_share_one_chat(tmp_path: Path) -> None:
+    line = {"id": "conv", "turns": [
+        {"task": "Weather in Oslo?", "expected_calls": [{"name": "get_weather",
+                                                         "args": {"city": "Oslo"}}]},
+        {"task": "And what did I ask before?", "forbidden_tools": ["*"],
+         "memory": {"model_input_must_contain": ["Weather in Oslo?"]},
+         "final_answer": {"must_contain": ["Oslo"]}},
+    ]}
+    tasks = load_tasks(_write(tmp_path, line))
+    replies = [act("get_weather", city="Oslo"), answer("7.5 C"), answer("The weather in Oslo.")]
+    report = run_batch(tasks, tmp_path / "r.jsonl", lambda task: Agent(
+        ScriptedModel(replies), weather_toolbox(), review_answer="off"))
+    record = report.records[0]
+    assert record["passed"] is True and [t["passed"] for t in record["turns"]] == [True, True]
+    assert record["steps"] == 3 and record["final_answer"] == "The weather in Oslo."
+
+    replies[-1] = answer("I do not know.")
+    report = run_batch(tasks, tmp_path / "r2.jsonl", lambda task: Agent(
+        ScriptedModel(replies), weather_toolbox(), review_answer="off"))
+    assert report.records[0]["problems"] == ["turn 2: the final answer lacks 'Oslo'"]
+
+
+def test_a_relative_tools_file_is_found_next_to_the_tasks_file(tmp_path: Path) -> None:
+    (tmp_path / "my_tools.py").write_text("")
+    tasks = load_tasks(_write(tmp_path, {"task": "a", "tools": "my_tools.py:box"},
+                              {"id": "2", "task": "b", "tools": "pkg.mod:box"}))
+    assert tasks[0].tools == f"{(tmp_path / 'my_tools.py').resolve()}:box"
+    assert tasks[1].tools == "pkg.mod:box"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ({"task": "a", "expected_calls": [{"args": {}}]}, "expected_calls\\[0\\] needs a name"),
+        ({"task": "a", "expected_calls": [{"name": "f", "args_match": {"x": {"near": 1}}}]},
+         "unknown rule 'near'"),
+        ({"task": "a", "call_order": [[0]]}, "names a call that is not expected"),
+        ({"task": "a", "final_answer": {"must_contain_any": ["x"]}}, "list of non-empty lists"),
+        ({"turns": []}, "turns must be a non-empty list"),
+        ({"task": "a", "max_steps": 0}, "max_steps must be a positive integer"),
+    ],
+)
+def test_malformed_checks_are_named(tmp_path: Path, line: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_tasks(_write(tmp_path, line))
+
+
+def test_the_results_file_holds_each_task_record_as_run(tmp_path: Path) -> None:
+    tasks = [BatchTask("a", "one", expected=("Paris",)), BatchTask("b", "two", expected=("Rome",))]
+    answers = iter(["Paris it is.", "Oslo."])
+
+    def make_agent(task: BatchTask) -> Agent:
+        reply = json.dumps({"thought": "t", "action": {"final_answer": next(answers)}})
+        return Agent(ScriptedModel([reply]))
+
+    report = run_batch(tasks, tmp_path / "r.jsonl", make_agent)
+    assert read_records(tmp_path / "r.jsonl") == report.records
+    assert [(r["id"], r["passed"], r["missing"]) for r in report.records] == [
+        ("a", True, []), ("b", False, ["Rome"]),
+    ]
+    assert report.records[1]["result"]["final_answer"] == "Oslo."
+
+
+def test_a_results_line_cut_short_by_a_crash_does_not_stop_the_batch(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"id": "1", "status": "final_answer"}\n{"id": "2", "task": "二',
+                   encoding="utf-8")
+    with out.open("ab") as f:
+        f.write("三".encode()[:2])  # the crash cut the last character in half
+    final = '{"thought": "t", "action": {"final_answer": "ok"}}'
+    tasks = [BatchTask("1", "one"), BatchTask("2", "two")]
+    report = run_batch(tasks, out, lambda task: Agent(ScriptedModel([final])))
+    assert report.skipped == 1  # task 1 was done; task 2 was cut short and runs again
+    assert [r["id"] for r in read_records(out)] == ["1", "2"]
+    assert len(out.read_bytes().splitlines()) == 3  # the cut-short line stays on its own
+
+
+@pytest.mark.parametrize(("fresh", "resets"), [(True, [0, 1]), (False, [])])
+def test_the_model_is_reset_before_each_task(tmp_path: Path, fresh: bool,
+                                             resets: list[int]) -> None:
+    final = '{"thought": "t", "action": {"final_answer": "ok"}}'
+    model = ResettableModel([final, final])
+    report = run_batch([BatchTask("1", "one"), BatchTask("2", "two")], tmp_path / "r.jsonl",
+                       lambda task: Agent(model), fresh_model=fresh)
+    assert [r["final_answer"] for r in report.records] == ["ok", "ok"]
+    assert model.resets == resets

@@ -1,0 +1,84 @@
+"""Tests for react_agent.parsing._stream: the final answer's characters from a streamed reply."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from react_agent import Agent, ScriptedModel, Toolbox
+from react_agent.parsing._stream import FinalAnswerStream
+
+
+def feed_all(text: str, cuts: list[int]) -> tuple[str, FinalAnswerStream]:
+    stream, out, last = FinalAnswerStream(), "", 0
+    for cut in [*sorted({c for c in cuts if 0 < c < len(text)}), len(text)]:
+        out += stream.feed(text[last:cut])
+        last = cut
+    return out, stream
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    answer=st.text(max_size=60),
+    thought=st.text(max_size=30),
+    ascii_only=st.booleans(),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=40),
+)
+def test_any_answer_under_any_chunking_streams_exactly(
+    answer: str, thought: str, ascii_only: bool, cuts: list[int]
+) -> None:
+    reply = json.dumps({"thought": thought, "action": {"final_answer": answer}},
+                       ensure_ascii=ascii_only)
+    out, stream = feed_all(reply, cuts)
+    assert out == answer == stream.answer
+    assert stream.done
+
+
+def test_a_tool_call_streams_no_answer() -> None:
+    reply = '{"thought": "the \\"final_answer\\": comes later", ' \
+        '"action": {"name": "f", "args": {}}}'
+    out, stream = feed_all(reply, list(range(0, len(reply), 3)))
+    assert out == "" and stream.answer == "" and stream.done  # the object closed, no answer
+
+
+def test_text_after_the_answer_is_ignored() -> None:
+    out, _ = feed_all('{"action": {"final_answer": "yes"}}\n{"final_answer": "no"}', [5, 30])
+    assert out == "yes"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a tool argument of that name is not the answer
+        '{"thought": "t", "action": {"name": "save", "args": {"final_answer": "DRAFT"}}}',
+        # nor is a key at the top level or in another object
+        '{"thought": "t", "final_answer": "DRAFT", "action": {"name": "f", "args": {}}}',
+        '{"thought": "t", "notes": {"final_answer": "DRAFT"}, "action": {"name": "f", "args": {}}}',
+        # a list of actions holds tool calls only
+        '{"thought": "t", "action": [{"final_answer": "DRAFT"}]}',
+    ],
+)
+def test_only_the_answer_at_its_place_in_the_envelope_streams(reply: str) -> None:
+    out, stream = feed_all(reply, list(range(0, len(reply), 4)))
+    assert out == "" and stream.answer == ""
+
+
+@pytest.mark.parametrize(
+    "before", ["", "Sure! {not json} here it is:\n", "```json\n", "<think>x</think>\n"]
+)
+def test_the_envelope_may_follow_prose_or_a_fence(before: str) -> None:
+    reply = before + '{"thought": "t", "action": {"final_answer": "Paris, 18 °C"}}\n```'
+    out, stream = feed_all(reply, list(range(0, len(reply), 3)))
+    assert out == "Paris, 18 °C" and stream.done
+
+
+def test_stream_answer_skips_a_tool_argument_named_final_answer() -> None:
+    toolbox = Toolbox()
+    toolbox.add(lambda final_answer: "saved", name="save", description="Save a draft.")
+    replies = ['{"thought": "t", "action": {"name": "save", "args": {"final_answer": "DRAFT"}}}',
+               '{"thought": "t", "action": {"final_answer": "Saved it."}}']
+    agent = Agent(ScriptedModel(replies, chunk_chars=3), toolbox, review_answer="off")
+    assert "".join(agent.stream_answer("save a draft")) == "Saved it."

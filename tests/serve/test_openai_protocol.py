@@ -1,0 +1,180 @@
+"""Tests for react_agent.serve._openai: OpenAI Chat Completions requests read into react-agent's
+protocol (tools, tool_choice, history) and the response shapes built back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from react_agent import Agent, parse_reply
+from react_agent.harness._evaluation import first_turn, load_suite, toolbox_from_specs
+from react_agent.models import ScriptedModel
+from react_agent.serve._openai import (
+    RequestError,
+    read_messages,
+    read_request,
+    read_tool_choice,
+    read_tools,
+    tool_call,
+    tool_call_deltas,
+)
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Weather of a city.",
+    "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer", "default": 1}},
+        "required": ["city"]},
+}}
+TIME = {"type": "function", "function": {
+    "name": "get_time", "parameters": {"type": "dict", "properties": {
+        "zone": {"type": "str"}, "precise": {"type": "any"}}}},
+}
+
+
+def call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+def test_tools_become_a_toolbox_with_loose_types_normalised() -> None:
+    toolbox = read_tools([WEATHER, TIME])
+    assert toolbox.names == ["get_weather", "get_time"]
+    assert toolbox["get_time"].parameters == {
+        "type": "object", "properties": {"zone": {"type": "string"}, "precise": {}}}
+    assert toolbox["get_time"].description  # a tool without a description is still usable
+
+
+@pytest.mark.parametrize(
+    ("tools", "param", "words"),
+    [
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "string"}}}],
+         "tools", "JSON Schema object"),
+        ([{"type": "function", "function": {"name": "f", "parameters": ["city"]}}],
+         "tools[0].function.parameters", "JSON Schema object"),
+        ([{"type": "code_interpreter"}], "tools[0]", "not a function tool"),
+        ([WEATHER, WEATHER], "tools", "already in this toolbox"),
+        ([], "tools", "non-empty list"),
+    ],
+)
+def test_unusable_tools_are_request_errors(tools: Any, param: str, words: str) -> None:
+    with pytest.raises(RequestError, match=words) as info:
+        read_tools(tools)
+    assert info.value.param == param
+
+
+def test_tool_choice_forms() -> None:
+    toolbox = read_tools([WEATHER, TIME])
+    assert read_tool_choice(None, toolbox).mode == "auto"
+    assert read_tool_choice("required", toolbox).mode == "required"
+    named = read_tool_choice({"type": "function", "function": {"name": "get_time"}}, toolbox)
+    assert (named.mode, named.name) == ("function", "get_time")
+    with pytest.raises(RequestError, match="tool_choice must be"):
+        read_tool_choice("sometimes", toolbox)
+    with pytest.raises(RequestError, match=r"'get_news'.*not in tools \(get_weather, get_time\)"):
+        read_tool_choice({"type": "function", "function": {"name": "get_news"}}, toolbox)
+
+
+def test_history_is_written_in_the_models_own_protocol() -> None:
+    instructions, conversation = read_messages([
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": [{"type": "text", "text": "Weather in Paris"},
+                                     {"type": "text", "text": "and Rome?"}]},
+        {"role": "assistant", "content": "Two lookups.", "tool_calls": [
+            call("call_1", "get_weather", {"city": "Paris"}),
+            call("call_2", "get_weather", {"city": "Rome"})]},
+        {"role": "tool", "tool_call_id": "call_2", "content": "rain"},
+        {"role": "tool", "tool_call_id": "call_1", "content": ""},
+    ])
+    assert instructions == ["Be brief."]
+    assert [m["role"] for m in conversation] == ["user", "assistant", "user"]
+    assert conversation[0]["content"] == "Weather in Paris\nand Rome?"
+    reply = parse_reply(conversation[1]["content"])  # what the model reads is what it writes
+    assert reply.thought == "Two lookups."
+    assert [(c.name, c.args) for c in reply.tool_calls] == [
+        ("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+    observation = conversation[2]["content"]
+    assert observation.startswith("Observation: [1] get_weather")
+    assert 'get_weather {"city": "Rome"}: rain' in observation
+    assert "(the tool returned an empty string)" in observation
+    assert observation.endswith("(The task: Weather in Paris\nand Rome?)")
+
+
+def test_an_earlier_final_answer_is_an_envelope_too() -> None:
+    _, conversation = read_messages([
+        {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"},
+        {"role": "user", "content": "Bye"}])
+    assert parse_reply(conversation[1]["content"]).final_answer == "Hello!"
+
+
+@pytest.mark.parametrize(
+    ("messages", "words"),
+    [
+        ([{"role": "user", "content": "q"},
+          {"role": "tool", "tool_call_id": "call_9", "content": "x"}], "call_9"),
+        ([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+         "must end with a user message or tool results"),
+        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
+         "text parts"),
+        ([{"role": "assistant", "tool_calls": [
+            {"id": "c", "function": {"name": "f", "arguments": "[1]"}}]},
+          {"role": "user", "content": "q"}], "JSON object"),
+        ([{"role": "wizard", "content": "q"}], "role 'wizard'"),
+        ("hello", "non-empty list"),
+    ],
+)
+def test_malformed_messages_are_request_errors(messages: Any, words: str) -> None:
+    with pytest.raises(RequestError, match=words):
+        read_messages(messages)
+
+
+def test_request_renders_the_system_prompt_with_instructions_and_choice() -> None:
+    plan = read_request({
+        "messages": [{"role": "developer", "content": "Answer in French."},
+                     {"role": "user", "content": "q"}],
+        "tools": [WEATHER, TIME], "parallel_tool_calls": False,
+        "tool_choice": {"type": "function", "function": {"name": "get_time"}},
+    })
+    system = plan.messages[0]["content"]
+    assert plan.messages[0]["role"] == "system" and plan.messages[1:] == [
+        {"role": "user", "content": "q"}]
+    assert "- get_weather: Weather of a city." in system
+    tail = system.split("Additional instructions:", 1)[1]
+    assert "Answer in French." in tail and "call the tool get_time" in tail
+    assert "at most one tool per reply" in tail
+    assert not plan.parallel and plan.choice.name == "get_time"
+    plain = read_request({"messages": [{"role": "user", "content": "q"}], "tools": [WEATHER]})
+    assert "Additional instructions" not in plain.messages[0]["content"]
+    with pytest.raises(RequestError, match="n=1"):
+        read_request({"messages": [{"role": "user", "content": "q"}], "tools": [WEATHER],
+                      "n": 2})
+
+
+SUITE = Path(__file__).resolve().parents[2] / "examples" / "eval" / "suite.jsonl"
+
+
+@pytest.mark.parametrize("item", load_suite(SUITE), ids=lambda item: item.id)
+def test_the_model_gets_the_librarys_messages_for_each_eval_item(item: Any) -> None:
+    """A request with an eval item's tools and question reaches the model exactly as the
+    library's first step does (same system prompt, tool and argument order included): the
+    endpoint adds nothing and loses nothing."""
+    model = ScriptedModel(['{"action": {"final_answer": "-"}}'])
+    first_turn(Agent(model, toolbox_from_specs(item.tools)), item.question)
+    body = {"tools": list(item.tools), "messages": [{"role": "user", "content": item.question}]}
+    assert read_request(body).messages == model.calls[0]
+
+
+def test_streamed_tool_call_deltas_add_up_to_the_calls() -> None:
+    calls = [tool_call("call_a", "get_weather", {"city": "Zürich, " * 10}),
+             tool_call("call_b", "get_time", {})]
+    deltas = [d["tool_calls"][0] for d in tool_call_deltas(calls)]
+    heads = [d for d in deltas if "id" in d]
+    assert [(d["index"], d["id"], d["function"]["name"]) for d in heads] == [
+        (0, "call_a", "get_weather"), (1, "call_b", "get_time")]
+    for index, whole in enumerate(calls):
+        pieces = [d["function"]["arguments"] for d in deltas if d["index"] == index]
+        assert "".join(pieces) == whole["function"]["arguments"]
+    assert len([d for d in deltas if d["index"] == 0]) > 3  # the arguments come in pieces
+    assert json.loads(calls[0]["function"]["arguments"]) == {"city": "Zürich, " * 10}

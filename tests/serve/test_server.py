@@ -1,0 +1,569 @@
+"""Tests for react_agent.serve._app (``react-agent serve``): the endpoint runs on 127.0.0.1 and is
+driven by clients no one here wrote: the ``openai`` SDK (sync and async, streamed and not) and the
+OpenAI Agents SDK. The fast tests use the scripted model or a misbehaving OpenAI-compatible
+server as the backend; the ``real_model`` ones the embedded model and a llama.cpp server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import openai
+import pytest
+
+from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
+from react_agent.serve._app import ServeConfig, create_app, running
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Get the current weather of a city.",
+    "parameters": {"type": "object", "properties": {
+        "city": {"type": "string", "description": "the city name"},
+        "days": {"type": "int", "description": "forecast days"}},
+        "required": ["city"]},
+}}
+USER = [{"role": "user", "content": "What's the weather in Paris?"}]
+
+
+def act(name: str, args: dict[str, Any], thought: str = "I look it up.") -> str:
+    return json.dumps({"thought": thought, "action": {"name": name, "args": args}})
+
+
+def answer(text: str) -> str:
+    return json.dumps({"thought": "I have it.", "action": {"final_answer": text}})
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., str]]:
+    """``serve(model, **ServeConfig options) -> base URL`` of a running endpoint."""
+    with contextlib.ExitStack() as stack:
+        yield lambda model, **options: stack.enter_context(
+            running(create_app(model, ServeConfig(**options))))
+
+
+# -- the openai SDK through a complete tool loop ------------------------------------------------
+def loop_model() -> ScriptedModel:
+    return ScriptedModel([act("get_weather", {"city": " Paris ", "days": "2"}),
+                          answer("It is sunny in Paris, 22 °C.")], chunk_chars=4)
+
+
+def check_loop(model: ScriptedModel, first: Any, second: Any) -> None:
+    """``first``: the call (a ChatCompletion); ``second``: the final answer."""
+    choice = first.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    (call,) = choice.message.tool_calls
+    assert call.id.startswith("call_") and call.type == "function"
+    assert call.function.name == "get_weather"
+    assert json.loads(call.function.arguments) == {"city": "Paris", "days": 2}  # cleaned
+    assert choice.message.content == "I look it up."
+    final = second.choices[0]
+    assert final.finish_reason == "stop" and not final.message.tool_calls
+    assert final.message.content == "It is sunny in Paris, 22 °C."
+    # the model saw the tool result as its own observation, after its own call
+    sent = model.calls[1]
+    assert json.loads(sent[-2]["content"])["action"] == {
+        "name": "get_weather", "args": {"city": "Paris", "days": 2}}
+    assert sent[-1]["content"].startswith("Observation: 22 °C, sunny")
+
+
+def tool_result(first: Any) -> list[dict[str, Any]]:
+    message = first.choices[0].message
+    return [*USER, message.model_dump(exclude_none=True),
+            {"role": "tool", "tool_call_id": message.tool_calls[0].id, "content": "22 °C, sunny"}]
+
+
+def test_openai_sync_tool_loop(serve: Callable[..., str]) -> None:
+    model = loop_model()
+    client = openai.OpenAI(base_url=serve(model), api_key="unused")
+    first = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
+    second = client.chat.completions.create(model="any", messages=tool_result(first),
+                                            tools=[WEATHER])
+    check_loop(model, first, second)
+    assert first.usage.prompt_tokens > 100 and first.usage.completion_tokens > 0
+    assert first.model == "scripted"
+
+
+def test_openai_sync_streamed_tool_loop(serve: Callable[..., str]) -> None:
+    model = loop_model()
+    client = openai.OpenAI(base_url=serve(model), api_key="unused")
+    with client.chat.completions.stream(model="any", messages=USER, tools=[WEATHER]) as stream:
+        first = stream.get_final_completion()  # the SDK puts the tool call deltas together
+    chunks = list(client.chat.completions.create(
+        model="any", messages=tool_result(first), tools=[WEATHER], stream=True,
+        stream_options={"include_usage": True}))
+    model.replies += [answer("Unread."), answer("Read.")]
+    with client.chat.completions.stream(model="any", messages=USER, tools=[WEATHER]):
+        pass  # a stream the client leaves unread does not hold the model
+    assert client.chat.completions.create(model="any", messages=USER, tools=[WEATHER]) \
+        .choices[0].message.content == "Read."
+    pieces = [c.choices[0].delta.content for c in chunks
+              if c.choices and c.choices[0].delta.content]
+    assert len(pieces) > 3  # the answer arrives as the model writes it
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+    assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
+    second = openai.types.chat.ChatCompletion.model_validate({
+        "id": "x", "created": 0, "model": "m", "object": "chat.completion",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": "".join(pieces)}}]})
+    check_loop(model, first, second)
+
+
+def test_openai_async_tool_loop_streamed_and_not(serve: Callable[..., str]) -> None:
+    model = loop_model()
+    url = serve(model)
+
+    async def run() -> tuple[Any, Any, Any]:
+        client = openai.AsyncOpenAI(base_url=url, api_key="unused")
+        first = await client.chat.completions.create(model="any", messages=USER,
+                                                     tools=[WEATHER])
+        second = await client.chat.completions.create(model="any", messages=tool_result(first),
+                                                      tools=[WEATHER])
+        model.replies += [act("get_weather", {"city": "Paris"})]
+        async with client.chat.completions.stream(model="any", messages=USER,
+                                                  tools=[WEATHER]) as stream:
+            streamed = await stream.get_final_completion()
+        return first, second, streamed
+
+    first, second, streamed = asyncio.run(run())
+    check_loop(model, first, second)
+    (call,) = streamed.choices[0].message.tool_calls
+    assert (call.function.name, json.loads(call.function.arguments)) == (
+        "get_weather", {"city": "Paris"})
+    assert streamed.choices[0].finish_reason == "tool_calls"
+
+
+def test_parallel_calls_come_back_as_several_tool_calls(serve: Callable[..., str]) -> None:
+    reply = json.dumps({"thought": "Both.", "action": [
+        {"name": "get_weather", "args": {"city": "Paris"}},
+        {"name": "get_weather", "args": {"city": "Rome"}}]})
+    client = openai.OpenAI(base_url=serve(ScriptedModel([reply, reply])), api_key="unused")
+    calls = client.chat.completions.create(model="any", messages=USER,
+                                           tools=[WEATHER]).choices[0].message.tool_calls
+    assert [json.loads(c.function.arguments)["city"] for c in calls] == ["Paris", "Rome"]
+    assert len({c.id for c in calls}) == 2
+    one = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER],
+                                         parallel_tool_calls=False)
+    assert len(one.choices[0].message.tool_calls) == 1
+
+
+def test_an_unreadable_reply_is_retried_then_returned_as_text(serve: Callable[..., str]) -> None:
+    model = ScriptedModel(["Hmm.", "Let me think.", act("get_weather", {"city": "Paris"}),
+                           "Still no JSON.", "Not JSON either.", "Nope."])
+    client = openai.OpenAI(base_url=serve(model, max_parse_retries=2), api_key="unused")
+    fixed = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
+    assert fixed.choices[0].message.tool_calls  # two retries the client never saw
+    assert fixed.model_extra["react_agent"]["attempts"] == 3
+    raw = client.chat.completions.with_raw_response.create(model="any", messages=USER,
+                                                           tools=[WEATHER])
+    assert raw.headers["x-react-agent-parse-error"] == "no_json"
+    given_up = raw.parse()
+    assert given_up.choices[0].message.content == "Nope."
+    assert given_up.choices[0].finish_reason == "stop"
+    assert "no JSON object" in given_up.model_extra["react_agent"]["parse_error"]
+    assert len(model.calls) == 6
+
+
+def test_requests_without_tools_pass_through(serve: Callable[..., str]) -> None:
+    model = ScriptedModel(["Hello there!", "Streamed hello."], chunk_chars=3)
+    client = openai.OpenAI(base_url=serve(model), api_key="unused")
+    messages = [{"role": "system", "content": "Be nice."}, {"role": "user", "content": "Hi"}]
+    reply = client.chat.completions.create(model="any", messages=messages)
+    assert reply.choices[0].message.content == "Hello there!"
+    assert model.calls[0] == messages  # no tool prompt, nothing added
+    chunks = list(client.chat.completions.create(model="any", messages=messages, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == "Streamed hello."
+
+
+# -- an OpenAI-compatible server as the backend ------------------------------------------------
+def upstream(fault_server: Any, **options: Any) -> OpenAIChatModel:
+    return OpenAIChatModel(base_url=fault_server.url, max_retries=0, **options)
+
+
+def test_a_server_without_tools_gets_text_and_the_client_gets_calls(
+    serve: Callable[..., str], fault_server: Any
+) -> None:
+    fault_server.script = [f"reply:<tool_call>{act('get_weather', {'city': 'Oslo'})}</tool_call>"]
+    client = openai.OpenAI(base_url=serve(upstream(fault_server)), api_key="unused")
+    reply = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
+    (call,) = reply.choices[0].message.tool_calls
+    assert (call.function.name, json.loads(call.function.arguments)) == (
+        "get_weather", {"city": "Oslo"})
+    sent = fault_server.requests[-1]
+    assert "tools" not in sent and sent["messages"][0]["role"] == "system"
+    assert "get_weather" in sent["messages"][0]["content"]
+    assert reply.model == "fault-model"
+
+
+def test_without_tools_the_body_reaches_the_server_unchanged(
+    serve: Callable[..., str], fault_server: Any
+) -> None:
+    fault_server.script = ["reply:plain hello"]
+    client = openai.OpenAI(base_url=serve(upstream(fault_server)), api_key="unused")
+    reply = client.chat.completions.create(
+        model="whatever", messages=USER, temperature=0.7, max_tokens=33, seed=5,
+        extra_body={"top_k": 12})
+    assert reply.choices[0].message.content == "plain hello"
+    sent = fault_server.requests[-1]
+    assert sent == {"model": "fault-model", "messages": USER, "temperature": 0.7,
+                    "max_tokens": 33, "seed": 5, "top_k": 12}
+    chunks = list(client.chat.completions.create(model="x", messages=USER, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == \
+        "plain hello"
+
+
+@pytest.mark.parametrize(
+    ("script", "status", "words", "streams"),
+    [
+        (["status:500:kaboom"], 502, "HTTP 500", (False, True)),
+        (["garbage"], 502, "not an OpenAI-style JSON", (False,)),
+        (["stall"], 504, "did not answer in time", (False, True)),
+    ],
+)
+def test_a_failing_backend_is_a_502_or_504_naming_the_cause(
+    serve: Callable[..., str], fault_server: Any, script: list[str], status: int, words: str,
+    streams: tuple[bool, ...],
+) -> None:
+    fault_server.script = script
+    url = serve(upstream(fault_server, timeout=1.0))
+    client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0)
+    for stream in streams:
+        with pytest.raises(openai.APIStatusError) as info:
+            client.chat.completions.create(model="any", messages=USER, tools=[WEATHER],
+                                           stream=stream)
+        assert info.value.status_code == status
+        assert words in info.value.message and fault_server.url in info.value.message
+    with pytest.raises(openai.APIStatusError) as info:  # and without tools too
+        client.chat.completions.create(model="any", messages=USER)
+    assert info.value.status_code == status
+
+
+def test_a_stream_that_breaks_off_ends_in_an_error_event(
+    serve: Callable[..., str], fault_server: Any
+) -> None:
+    fault_server.script = ['cut:{"thought": "t", "action": {"final_answer": "The weather is']
+    client = openai.OpenAI(base_url=serve(upstream(fault_server)), api_key="unused")
+    seen: list[str] = []
+    with pytest.raises(openai.APIError, match="broke"):
+        for piece in client.chat.completions.create(model="any", messages=USER,
+                                                    tools=[WEATHER], stream=True):
+            seen.append(piece.choices[0].delta.content or "")
+    assert "".join(seen).startswith("The weather")
+
+
+# -- errors, limits, security -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("changes", "param", "words"),
+    [
+        ({"tools": [{"type": "function", "function": {
+            "name": "f", "description": "d", "parameters": {"type": "array"}}}]},
+         "tools", "JSON Schema object"),
+        ({"tool_choice": "whenever"}, "tool_choice", "tool_choice must be"),
+        ({"tool_choice": {"type": "function", "function": {"name": "get_news"}}},
+         "tool_choice", "not in tools"),
+        ({"messages": [*USER, {"role": "tool", "tool_call_id": "call_x", "content": "?"}]},
+         "messages[1].tool_call_id", "call_x"),
+    ],
+)
+def test_bad_requests_are_400_in_openais_error_shape(
+    serve: Callable[..., str], changes: dict[str, Any], param: str, words: str
+) -> None:
+    model = ScriptedModel([])
+    url = serve(model)
+    body = {"model": "any", "messages": USER, "tools": [WEATHER], **changes}
+    response = httpx2.post(f"{url}/chat/completions", json=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    assert error["type"] == "invalid_request_error" and error["param"] == param
+    assert words in error["message"]
+    assert model.calls == []
+    with pytest.raises(openai.BadRequestError, match=words):
+        openai.OpenAI(base_url=url, api_key="unused").chat.completions.create(**body)
+
+
+def nested_tool(levels: int, leaf: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A function tool whose only argument is an object ``levels`` properties deep."""
+    node: dict[str, Any] = leaf or {"type": "string"}
+    for _ in range(levels):
+        node = {"type": "object", "properties": {"a": node}}
+    return {"type": "function", "function": {"name": "deep", "description": "Deep.",
+                                             "parameters": node}}
+
+
+def test_a_deeply_nested_tool_schema_is_a_400_and_the_server_keeps_answering(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 30, item 1): a ~1.4 KB request whose schema nests 30 levels of
+    properties took time doubling with each level, on the event loop."""
+    model = ScriptedModel([])
+    url = serve(model)
+    body = {"model": "any", "messages": USER, "tools": [WEATHER, nested_tool(30)]}
+    assert len(json.dumps(body)) < 2000
+    with ThreadPoolExecutor(4) as pool:
+        hostile = [pool.submit(httpx2.post, f"{url}/chat/completions", json=body, timeout=30)
+                   for _ in range(3)]
+        assert httpx2.get(f"{url.removesuffix('/v1')}/health", timeout=30).status_code == 200
+        for future in hostile:
+            response = future.result()
+            assert response.status_code == 400
+            error = response.json()["error"]
+            assert error["param"] == "tools[1].function.parameters"
+            assert "deeper than" in error["message"]
+    assert model.calls == []
+
+
+def test_a_tool_schema_reference_to_a_url_or_file_is_refused_unopened(
+    serve: Callable[..., str], tmp_path: Path
+) -> None:
+    """Hostile input (issue 30, item 2): validating a call made jsonschema fetch a remote
+    ``$ref`` or read a ``file://`` one, and its values came back in the error text."""
+    from test_schema import CountingListener, opened
+
+    listener = CountingListener()
+    fifo = tmp_path / "secret.json"
+    os.mkfifo(fifo)
+    secret = tmp_path / "plain.json"
+    secret.write_text('{"enum": ["top-secret-value"]}')
+    url = serve(ScriptedModel([act("deep", {"a": "x"})] * 3))
+    try:
+        for ref in (f"http://127.0.0.1:{listener.port}/s.json", f"file://{fifo}",
+                    f"file://{secret}", str(secret)):
+            body = {"model": "any", "messages": USER,
+                    "tools": [nested_tool(1, {"$ref": ref})]}
+            response = httpx2.post(f"{url}/chat/completions", json=body, timeout=30)
+            assert response.status_code == 400, response.text
+            error = response.json()["error"]
+            assert error["param"] == "tools[0].function.parameters"
+            assert "refers outside the schema" in error["message"]
+            assert "top-secret-value" not in response.text
+        assert listener.connections == 0 and not opened(fifo)
+    finally:
+        listener.close()
+
+
+def test_a_body_nested_too_deeply_is_a_400(serve: Callable[..., str]) -> None:
+    url = serve(ScriptedModel([]))
+    for depth in (150, 100_000):
+        body = b'{"messages": ' + b"[" * depth + b"]" * depth + b"}"
+        response = httpx2.post(f"{url}/chat/completions", content=body,
+                               headers={"content-type": "application/json"})
+        assert response.status_code == 400 and "nested deeper" in response.text
+
+
+def test_malformed_bodies_and_routes(serve: Callable[..., str]) -> None:
+    url = serve(ScriptedModel([]), max_body_bytes=2048)
+    not_json = httpx2.post(f"{url}/chat/completions", content=b"{nope",
+                           headers={"content-type": "application/json"})
+    assert not_json.status_code == 400 and "not valid JSON" in not_json.json()["error"]["message"]
+    huge = {"messages": [{"role": "user", "content": "x" * 5000}], "tools": [WEATHER]}
+    too_large = httpx2.post(f"{url}/chat/completions", json=huge)
+    assert too_large.status_code == 413 and "2048 bytes" in too_large.json()["error"]["message"]
+
+    def chunked() -> Iterator[bytes]:  # no Content-Length: the limit holds while reading
+        yield json.dumps(huge).encode()
+
+    assert httpx2.post(f"{url}/chat/completions", content=chunked()).status_code == 413
+    missing = httpx2.get(f"{url}/nothing")
+    assert missing.status_code == 404 and "error" in missing.json()
+
+
+def test_a_server_key_is_required_when_set(serve: Callable[..., str]) -> None:
+    url = serve(ScriptedModel([answer("hi")]), api_key="s3cret")
+    with pytest.raises(openai.AuthenticationError, match="API key"):
+        openai.OpenAI(base_url=url, api_key="wrong").chat.completions.create(
+            model="any", messages=USER, tools=[WEATHER])
+    assert httpx2.get(f"{url}/models").status_code == 401
+    client = openai.OpenAI(base_url=url, api_key="s3cret")
+    assert client.models.list().data[0].id == "scripted"
+    assert client.chat.completions.create(model="any", messages=USER, tools=[WEATHER]) \
+        .choices[0].message.content == "hi"
+    assert httpx2.get(url.removesuffix("/v1") + "/health").json()["status"] == "ok"
+
+
+class Held:
+    """A backend whose replies wait until :attr:`go` is set; counts the calls it answers."""
+
+    name = "held"
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.started = threading.Semaphore(0)
+        self.answered: list[str] = []
+        self._lock = threading.Lock()
+
+    def complete(self, messages: Sequence[Any]) -> Any:
+        from react_agent.models import ModelReply
+
+        self.started.release()
+        self.go.wait(30)
+        task = messages[-1]["content"]
+        with self._lock:
+            self.answered.append(task)
+        return ModelReply(answer(f"done: {task}"), 10, 5)
+
+
+def test_a_full_queue_answers_503_and_loses_nothing(serve: Callable[..., str]) -> None:
+    model = Held()
+    url = serve(model, concurrency=1, queue=2, retry_after=3)
+
+    def ask(n: int) -> httpx2.Response:
+        body = {"model": "any", "messages": [{"role": "user", "content": f"task {n}"}],
+                "tools": [WEATHER]}
+        return httpx2.post(f"{url}/chat/completions", json=body, timeout=30)
+
+    with ThreadPoolExecutor(8) as pool:
+        first = [pool.submit(ask, n) for n in range(3)]  # one at the model, two waiting
+        assert model.started.acquire(timeout=10)
+        health = url.removesuffix("/v1") + "/health"
+        while httpx2.get(health).json()["waiting"] < 2:
+            pass
+        refused = [ask(n) for n in range(3, 6)]
+        model.go.set()
+        accepted = [f.result() for f in first]
+    assert [r.status_code for r in refused] == [503] * 3
+    assert all(r.headers["retry-after"] == "3" for r in refused)
+    assert refused[0].json()["error"]["code"] == "queue_full"
+    assert [r.status_code for r in accepted] == [200] * 3
+    answers = [r.json()["choices"][0]["message"]["content"] for r in accepted]
+    assert answers == [f"done: task {n}" for n in range(3)]  # each its own, none twice
+    assert sorted(model.answered) == [f"task {n}" for n in range(3)]
+    assert httpx2.get(health).json() | {"running": 0, "waiting": 0} == httpx2.get(health).json()
+
+
+def test_a_backend_server_gets_requests_at_once_up_to_the_limit(
+    serve: Callable[..., str], fault_server: Any
+) -> None:
+    fault_server.script = ["stall"]  # holds each request until released
+    url = serve(upstream(fault_server), concurrency=2)
+    health = url.removesuffix("/v1") + "/health"
+    body = {"model": "any", "messages": USER, "tools": [WEATHER]}
+    with ThreadPoolExecutor(3) as pool:
+        pending = [pool.submit(httpx2.post, f"{url}/chat/completions", json=body, timeout=30)
+                   for _ in range(3)]
+        # a slot is taken before its request reaches the backend: wait for both to arrive
+        deadline = time.monotonic() + 20
+        while (httpx2.get(health).json()["waiting"] < 1 or len(fault_server.requests) < 2) \
+                and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert httpx2.get(health).json()["running"] == 2
+        assert len(fault_server.requests) == 2
+        fault_server.release.set()  # the stalled server now hangs up on each request
+        statuses = [f.result().status_code for f in pending]
+    assert statuses == [502, 502, 502] and len(fault_server.requests) == 3
+
+
+def test_the_app_can_be_mounted_in_another(serve: Callable[..., str]) -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    parent = Starlette(routes=[Mount("/tools-bridge", app=create_app(
+        ScriptedModel([act("get_weather", {"city": "Paris"})])))])
+    with running(parent) as url:
+        client = openai.OpenAI(base_url=url.removesuffix("/v1") + "/tools-bridge/v1",
+                               api_key="unused")
+        reply = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
+    assert reply.choices[0].message.tool_calls[0].function.name == "get_weather"
+
+
+# -- an agent framework that speaks tools= -----------------------------------------------------
+def framework_run(url: str, task: str) -> Any:
+    """The OpenAI Agents SDK, unchanged, with two tools, against the endpoint at ``url``."""
+    from agents import (
+        Agent,
+        OpenAIChatCompletionsModel,
+        Runner,
+        function_tool,
+        set_tracing_disabled,
+    )
+
+    set_tracing_disabled(True)  # no trace upload
+
+    @function_tool
+    def find_home_city(person: str) -> str:
+        """Find the city where a person lives."""
+        return {"alice": "Alice lives in Lyon."}.get(person.strip().lower(), "Unknown person.")
+
+    @function_tool
+    def get_temperature(city: str) -> str:
+        """Get the current temperature of a city, in degrees Celsius."""
+        return {"lyon": "14 °C in Lyon."}.get(city.strip().lower(), "No data for that city.")
+
+    client = openai.AsyncOpenAI(base_url=url, api_key="unused")
+    agent = Agent(
+        name="assistant", instructions="Answer with the tools' results.",
+        model=OpenAIChatCompletionsModel(model="served", openai_client=client),
+        tools=[find_home_city, get_temperature],
+    )
+    return Runner.run_sync(agent, task, max_turns=6)
+
+
+def tool_outputs(result: Any) -> list[str]:
+    return [str(item.output) for item in result.new_items if type(item).__name__ ==
+            "ToolCallOutputItem"]
+
+
+def test_agents_sdk_two_step_task_on_the_scripted_model(serve: Callable[..., str]) -> None:
+    model = ScriptedModel([act("find_home_city", {"person": "Alice"}),
+                           act("get_temperature", {"city": "Lyon"}),
+                           answer("It is 14 °C where Alice lives (Lyon).")])
+    result = framework_run(serve(model), "What is the temperature where Alice lives?")
+    assert tool_outputs(result) == ["Alice lives in Lyon.", "14 °C in Lyon."]
+    assert result.final_output == "It is 14 °C where Alice lives (Lyon)."
+    assert "Observation: 14 °C in Lyon." in model.calls[2][-1]["content"]
+
+
+# -- real models --------------------------------------------------------------------------------
+@pytest.mark.real_model
+def test_openai_sdk_tool_loop_on_the_embedded_model(
+    serve: Callable[..., str], embedded_model: ChatModel
+) -> None:
+    """Sync and not streamed for the call, async and streamed for the answer."""
+    url = serve(embedded_model)
+    first = openai.OpenAI(base_url=url, api_key="unused").chat.completions.create(
+        model="any", messages=USER, tools=[WEATHER])
+    (call,) = first.choices[0].message.tool_calls
+    assert call.function.name == "get_weather"
+    assert json.loads(call.function.arguments)["city"] == "Paris"
+
+    async def final() -> list[str]:
+        client = openai.AsyncOpenAI(base_url=url, api_key="unused")
+        stream = await client.chat.completions.create(
+            model="any", messages=tool_result(first), tools=[WEATHER], stream=True)
+        return [c.choices[0].delta.content or "" async for c in stream if c.choices]
+
+    text = "".join(asyncio.run(final()))
+    assert "22" in text
+
+
+@pytest.mark.real_model
+def test_agents_sdk_two_step_task_on_the_embedded_model(
+    serve: Callable[..., str], embedded_model: ChatModel
+) -> None:
+    result = framework_run(serve(embedded_model), "What is the temperature where Alice lives?")
+    assert tool_outputs(result)[:2] == ["Alice lives in Lyon.", "14 °C in Lyon."]
+    assert "14" in result.final_output
+
+
+@pytest.mark.real_model
+def test_serve_gives_tools_to_a_llama_cpp_server(
+    serve: Callable[..., str], llama_server: str
+) -> None:
+    """Sent ``tools`` directly, llama-cpp-python's server answers with text (no tool_calls, the
+    client never sees a call); behind ``serve`` the same request gets a tool call."""
+    direct = openai.OpenAI(base_url=llama_server, api_key="unused").chat.completions.create(
+        model="any", messages=USER, tools=[WEATHER], temperature=0, max_tokens=60)
+    assert not direct.choices[0].message.tool_calls
+    url = serve(OpenAIChatModel(base_url=llama_server, timeout=600))  # a busy CPU is slow
+    reply = openai.OpenAI(base_url=url, api_key="unused").chat.completions.create(
+        model="any", messages=USER, tools=[WEATHER])
+    (call,) = reply.choices[0].message.tool_calls
+    assert call.function.name == "get_weather"
+    assert json.loads(call.function.arguments)["city"] == "Paris"

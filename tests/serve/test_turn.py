@@ -1,0 +1,177 @@
+"""Tests for react_agent.serve._turn: one model turn read as tool calls or a final answer, unusable
+replies asked again within the budget (never seen by the client), on the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from react_agent.errors import ModelError
+from react_agent.models import ModelReply, ScriptedModel
+from react_agent.serve._openai import read_request
+from react_agent.serve._turn import TurnResult, model_pieces, take_turn
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Weather of a city.",
+    "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]},
+}}
+NEWS = {"type": "function", "function": {
+    "name": "get_news", "description": "Headlines.",
+    "parameters": {"type": "object", "properties": {}}},
+}
+
+
+def act(*calls: tuple[str, dict[str, Any]]) -> str:
+    action: Any = [{"name": n, "args": a} for n, a in calls]
+    return json.dumps({"thought": "t", "action": action[0] if len(action) == 1 else action})
+
+
+ANSWER = json.dumps({"thought": "done", "action": {"final_answer": "Sunny, \"22\" °C."}})
+
+
+def turn(model: Any, stream: bool = False, max_retries: int = 3,
+         **request: Any) -> tuple[list[str], TurnResult]:
+    body = {"messages": [{"role": "user", "content": "Weather in Paris?"}],
+            "tools": [WEATHER, NEWS], **request}
+
+    async def collect() -> tuple[list[str], TurnResult]:
+        items = [i async for i in take_turn(model, read_request(body), max_retries=max_retries,
+                                            stream=stream)]
+        assert isinstance(items[-1], TurnResult)
+        return items[:-1], items[-1]
+
+    return asyncio.run(collect())
+
+
+def test_a_usable_reply_is_one_attempt_with_cleaned_arguments() -> None:
+    model = ScriptedModel([act(("get_weather", {"city": " Paris ", "days": "3"}))])
+    pieces, result = turn(model)
+    assert pieces == [] and result.error is None and result.attempts == 1
+    assert [(c.name, c.args) for c in result.calls] == [("get_weather", {"city": "Paris",
+                                                                        "days": 3})]
+    assert result.calls[0].cleaning == ["city: stripped spaces", 'days: "3" -> 3']
+    assert result.thought == "t" and result.stage == "direct"
+    assert result.prompt_tokens > 100 and result.completion_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("first", "said", "request_options"),
+    [
+        ("I think it is sunny.", "It held no JSON object", {}),
+        (act(("get_wether", {"city": "Paris"})),
+         "there is no tool named 'get_wether' (did you mean 'get_weather'?)", {}),
+        (act(("get_weather", {"town": "Paris"})), "town: unknown argument", {}),
+        (ANSWER, "must call one of the tools (get_weather, get_news)",
+         {"tool_choice": "required"}),
+        (act(("get_news", {})), "It called get_news, but this reply must call get_weather",
+         {"tool_choice": {"type": "function", "function": {"name": "get_weather"}}}),
+    ],
+)
+def test_an_unusable_reply_is_asked_again_with_what_was_wrong(
+    first: str, said: str, request_options: dict[str, Any]
+) -> None:
+    model = ScriptedModel([first, act(("get_weather", {"city": "Paris"}))])
+    _, result = turn(model, **request_options)
+    assert result.error is None and result.attempts == 2
+    assert [c.name for c in result.calls] == ["get_weather"]
+    retry = model.calls[1]
+    assert retry[-2] == {"role": "assistant", "content": first}
+    assert retry[-1]["content"].startswith("Error: your last reply could not be used.")
+    assert said in retry[-1]["content"]
+
+
+def test_no_tool_may_be_called_with_tool_choice_none() -> None:
+    model = ScriptedModel([act(("get_weather", {"city": "Paris"})), ANSWER])
+    _, result = turn(model, tool_choice="none")
+    assert result.answer == 'Sunny, "22" °C.' and result.attempts == 2
+    assert "no tool may be called now" in model.calls[1][-1]["content"]
+    assert "call no tool" in model.calls[0][0]["content"]  # told in the system prompt first
+
+
+def test_after_the_budget_the_text_comes_back_with_the_problem() -> None:
+    model = ScriptedModel(["first try", "second try"])
+    _, result = turn(model, max_retries=1)
+    assert result.attempts == 2 and result.calls == [] and result.answer is None
+    assert result.text == "second try"
+    assert result.error is not None and result.error.kind == "no_json"
+    _, once = turn(ScriptedModel(["only try"]), max_retries=0)
+    assert once.attempts == 1 and once.error is not None
+
+
+def test_without_parallel_calls_only_the_first_call_is_kept() -> None:
+    reply = act(("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"}))
+    _, both = turn(ScriptedModel([reply]))
+    assert [c.args["city"] for c in both.calls] == ["Paris", "Rome"]
+    _, one = turn(ScriptedModel([reply]), parallel_tool_calls=False)
+    assert [c.args["city"] for c in one.calls] == ["Paris"]
+
+
+def test_the_answer_streams_as_it_is_written_and_calls_do_not() -> None:
+    pieces, result = turn(ScriptedModel([ANSWER], chunk_chars=3), stream=True)
+    assert len(pieces) > 3 and "".join(pieces) == result.answer == result.streamed
+    pieces, result = turn(ScriptedModel([act(("get_news", {}))], chunk_chars=3), stream=True)
+    assert pieces == [] and [c.name for c in result.calls] == ["get_news"]
+    # where a call is required, a final answer must not reach the client: nothing streams
+    model = ScriptedModel([ANSWER, act(("get_news", {}))], chunk_chars=3)
+    pieces, result = turn(model, stream=True, tool_choice="required")
+    assert pieces == [] and result.attempts == 2
+
+
+def test_a_reply_whose_answer_was_already_streamed_is_not_asked_again() -> None:
+    both = json.dumps({"thought": "t", "action": {"final_answer": "Sunny.",
+                                                 "name": "get_news", "args": {}}})
+    model = ScriptedModel([both, ANSWER], chunk_chars=4)
+    pieces, result = turn(model, stream=True)
+    assert "".join(pieces) == "Sunny." == result.streamed
+    assert result.attempts == 1 and len(model.calls) == 1
+    assert result.error is not None and result.error.kind == "ambiguous"
+
+
+def test_backend_failures_are_model_errors() -> None:
+    def down(messages: Sequence[Any]) -> str:
+        raise ModelError("The model server at http://x/v1 failed.", cause="server")
+
+    with pytest.raises(ModelError, match="http://x/v1") as info:
+        turn(ScriptedModel([down]))
+    assert info.value.cause == "server"
+
+    class Broken:
+        name = "broken"
+
+        def complete(self, messages: Sequence[Any]) -> ModelReply:
+            raise RuntimeError("out of cheese")
+
+    with pytest.raises(ModelError, match="broken failed: RuntimeError: out of cheese"):
+        turn(Broken())
+
+
+def test_a_stream_given_up_early_is_closed_in_its_thread() -> None:
+    closed = threading.Event()
+    threads: set[str] = set()
+
+    class Endless:
+        name = "endless"
+
+        def stream(self, messages: Sequence[Any]) -> Iterator[str]:
+            try:
+                while True:
+                    threads.add(threading.current_thread().name)
+                    yield "x"
+            finally:
+                closed.set()
+
+    async def take_two() -> list[Any]:
+        pieces = model_pieces(Endless(), [], stream=True)
+        got = [await anext(pieces), await anext(pieces)]
+        await pieces.aclose()
+        return got
+
+    assert asyncio.run(take_two()) == ["x", "x"]
+    assert closed.wait(5)
+    assert threading.current_thread().name not in threads

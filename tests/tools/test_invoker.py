@@ -1,0 +1,822 @@
+"""The invoker: every tool call becomes one observation, whatever happens."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import pytest
+
+from react_agent import Toolbox, ToolCall, ToolResult
+from react_agent.tools._invoker import (
+    DEFAULT_MAX_OBSERVATION_CHARS,
+    ainvoke_all,
+    argument_for_bare_value,
+    call_example,
+    check_args,
+    clean_args,
+    control_character_problems,
+    format_result,
+    invoke,
+    invoke_all,
+)
+
+
+class Opaque:
+    def __repr__(self) -> str:
+        return "<Opaque thing>"
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    """An event a hanging tool waits on; set at teardown so no thread outlives the test long."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+@pytest.fixture
+def toolbox(release: threading.Event) -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str, days: int = 1, unit: Literal["c", "f"] = "c") -> str:
+        """Get the weather for a city."""
+        return f"{city}|{days}|{unit}"
+
+    @tb.tool
+    def get_time(zone: str) -> str:
+        """Get the time in a zone."""
+        return f"noon in {zone}"
+
+    @tb.tool
+    def average(numbers: list[int]) -> float:
+        """Average of numbers."""
+        return sum(numbers) / len(numbers)
+
+    @tb.tool
+    def divide(a: float, b: float) -> float:
+        """Divide a by b."""
+        return a / b
+
+    @tb.tool
+    def configure(name: str, **options: Any) -> dict[str, Any]:
+        """Configure with any options."""
+        return {"name": name, **options}
+
+    @tb.tool(timeout=0.2)
+    def hang() -> str:
+        """Hang until released."""
+        release.wait(5)
+        return "released"
+
+    @tb.tool
+    def echo(value: Any = None) -> Any:
+        """Return the value as given."""
+        return value
+
+    @tb.tool
+    def opaque() -> Opaque:
+        """Return something that is not JSON."""
+        return Opaque()
+
+    @tb.tool
+    def when() -> dict[str, Any]:
+        """A dict holding a non-JSON value."""
+        return {"at": dt.date(2024, 5, 1)}
+
+    @tb.tool
+    def long_text(n: int) -> str:
+        """n characters of text."""
+        return "x" * n
+
+    @tb.tool
+    async def async_weather(city: str) -> str:
+        """Async weather."""
+        await asyncio.sleep(0)
+        return f"async sunny in {city}"
+
+    @tb.tool
+    async def async_fail() -> str:
+        """Async failure."""
+        raise RuntimeError("async broke")
+
+    return tb
+
+
+def call(tool: str, /, **args: Any) -> ToolCall:
+    return ToolCall(tool, args)
+
+
+# -- successful calls ---------------------------------------------------------------------------
+def test_success(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_weather", city="Paris", days=2))
+    assert isinstance(result, ToolResult)
+    assert (result.ok, result.error) == (True, None)
+    assert result.observation == "Paris|2|c"
+    assert result.args == {"city": "Paris", "days": 2, "unit": "c"}
+    assert result.cleaning == ['unit: filled in the default "c"']
+    assert result.seconds >= 0
+
+
+def test_string_args_are_stripped_and_recorded(toolbox: Toolbox) -> None:
+    raw = call("get_weather", city="  Paris \n", unit="f")
+    result = invoke(toolbox, raw)
+    assert result.ok
+    assert result.observation == "Paris|1|f"
+    assert result.args == {"city": "Paris", "unit": "f", "days": 1}
+    assert result.cleaning == ["city: stripped spaces", "days: filled in the default 1"]
+    assert result.call == raw  # the call as the model wrote it is kept
+    assert raw.args["city"] == "  Paris \n"
+
+
+def test_stripping_happens_before_validation(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_weather", city="Rome", unit=" c "))
+    assert result.ok, result.observation
+    assert result.observation == "Rome|1|c"
+
+
+def test_to_dict_is_json(toolbox: Toolbox) -> None:
+    data = invoke(toolbox, call("get_weather", city=" Oslo")).to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["name"] == "get_weather"
+    assert data["args"] == {"city": " Oslo"}
+    assert data["cleaned_args"] == {"city": "Oslo", "days": 1, "unit": "c"}
+    assert data["ok"] is True
+
+
+def test_open_schema_accepts_extra_args(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("configure", name="x", verbose=True))
+    assert result.ok, result.observation
+    assert json.loads(result.observation) == {"name": "x", "verbose": True}
+
+
+# -- unknown tools ------------------------------------------------------------------------------
+def test_unknown_tool_lists_tools_and_suggests(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_wether", city="Paris"))
+    assert (result.ok, result.error) == (False, "unknown_tool")
+    assert result.observation.startswith("Error: there is no tool named 'get_wether'")
+    assert "did you mean 'get_weather'?" in result.observation
+    assert "Available tools: " + ", ".join(toolbox.names) + "." in result.observation
+
+
+def test_unknown_tool_without_close_match(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("book_flight"))
+    assert result.error == "unknown_tool"
+    assert "did you mean" not in result.observation
+    assert "get_weather" in result.observation
+    assert result.observation.endswith("If none of them does what the task needs, call no tool: "
+                                       "give the final answer yourself.")
+    assert "give the final answer yourself" not in invoke(toolbox, call("get_wether")).observation
+
+
+def test_unknown_tool_in_empty_toolbox() -> None:
+    result = invoke(Toolbox(), call("anything"))
+    assert result.error == "unknown_tool"
+    assert "Available tools: none." in result.observation
+
+
+# -- invalid arguments --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "args", "expected_lines"),
+    [
+        pytest.param("get_weather", {}, ["- city: missing (required string)"], id="missing"),
+        pytest.param(
+            "get_weather", {"city": [3]}, ["- city: expected string, got [3]"], id="wrong-type",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "days": "two"}, ['- days: expected integer, got "two"'],
+            id="string-for-integer",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "days": True}, ["- days: expected integer, got true"],
+            id="bool-for-integer",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "unit": "k"},
+            ['- unit: expected one of "c", "f", got "k"'],
+            id="enum",
+        ),
+        pytest.param(
+            "get_weather", {"city": "a", "dayz": 2},
+            ["- dayz: unknown argument (did you mean 'days'?) (arguments: city, days, unit)"],
+            id="unknown-arg",
+        ),
+        pytest.param(
+            "get_time", {"zone": "UTC", "color": 1},
+            ["- color: unknown argument (arguments: zone)"], id="unknown-arg-no-hint",
+        ),
+        pytest.param(
+            "average", {"numbers": [1, "two"]}, ['- numbers.1: expected integer, got "two"'],
+            id="nested",
+        ),
+        pytest.param(
+            "get_weather", {"cty": "a", "days": "x", "unit": "k"},
+            [
+                "- cty: unknown argument (did you mean 'city'?) (arguments: city, days, unit)",
+                "- city: missing (required string)",
+                '- days: expected integer, got "x"',
+                '- unit: expected one of "c", "f", got "k"',
+            ],
+            id="several",
+        ),
+    ],
+)
+def test_invalid_args_one_line_per_field(
+    toolbox: Toolbox, name: str, args: dict[str, Any], expected_lines: list[str]
+) -> None:
+    result = invoke(toolbox, ToolCall(name, args))
+    assert (result.ok, result.error) == (False, "invalid_args")
+    lines = result.observation.splitlines()
+    assert lines[0] == f"Error: invalid arguments for {name}:"
+    assert lines[1:-1] == expected_lines
+    assert lines[-1] == f"Call {name} again with corrected args."
+
+
+def test_invalid_args_do_not_call_the_tool() -> None:
+    calls: list[Any] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def record(n: int) -> str:
+        """Record n."""
+        calls.append(n)
+        return "ok"
+
+    assert invoke(tb, call("record", n="1 item")).error == "invalid_args"
+    assert calls == []
+
+
+# -- failures and timeouts ----------------------------------------------------------------------
+def test_tool_exception_becomes_observation(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("divide", a=1, b=0))
+    assert (result.ok, result.error) == (False, "tool_error")
+    assert result.observation == "Error: ZeroDivisionError: division by zero"
+
+
+def test_tool_timeout(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("hang"))
+    assert (result.ok, result.error) == (False, "timeout")
+    assert result.observation.startswith("Error: hang did not finish within 0.2 seconds")
+    assert "released" not in result.observation
+
+
+# -- results as text ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("plain text", "plain text"),
+        ({"temp": 22, "city": "北京"}, '{"temp": 22, "city": "北京"}'),
+        ([1, 2.5, None], "[1, 2.5, null]"),
+        (42, "42"),
+        (2.5, "2.5"),
+        (True, "true"),
+        (None, "(the tool returned no result)"),
+        ("", "(the tool returned an empty string)"),
+        ("  \n", "(the tool returned an empty string)"),
+        (Opaque(), "<Opaque thing>"),
+        ({"at": dt.date(2024, 5, 1)}, "{'at': datetime.date(2024, 5, 1)}"),
+    ],
+    ids=repr,
+)
+def test_format_result(value: Any, expected: str) -> None:
+    assert format_result(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("echo", {"value": {"a": [1, 2]}}, '{"a": [1, 2]}'),
+        ("echo", {}, "(the tool returned no result)"),
+        ("opaque", {}, "<Opaque thing>"),
+        ("when", {}, "{'at': datetime.date(2024, 5, 1)}"),
+        ("average", {"numbers": [1, 2]}, "1.5"),
+    ],
+)
+def test_non_string_results_through_invoke(
+    toolbox: Toolbox, name: str, args: dict[str, Any], expected: str
+) -> None:
+    result = invoke(toolbox, ToolCall(name, args))
+    assert result.ok
+    assert result.observation == expected
+
+
+def test_long_result_is_cut_with_marker(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("long_text", n=250), max_chars=100)
+    assert result.ok
+    head, marker = result.observation.split("\n", 1)
+    assert head == "x" * 100
+    assert "150 more characters cut" in marker
+
+
+def test_default_cut_limit(toolbox: Toolbox) -> None:
+    n = DEFAULT_MAX_OBSERVATION_CHARS + 10
+    result = invoke(toolbox, call("long_text", n=n))
+    assert result.observation.startswith("x" * DEFAULT_MAX_OBSERVATION_CHARS + "\n")
+    assert "10 more characters cut" in result.observation
+    exact = invoke(toolbox, call("long_text", n=DEFAULT_MAX_OBSERVATION_CHARS))
+    assert exact.observation == "x" * DEFAULT_MAX_OBSERVATION_CHARS
+
+
+# -- async tools --------------------------------------------------------------------------------
+def test_async_tool(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("async_weather", city="Lima"))
+    assert result.ok
+    assert result.observation == "async sunny in Lima"
+
+
+def test_async_tool_exception(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("async_fail"))
+    assert (result.ok, result.error) == (False, "tool_error")
+    assert result.observation == "Error: RuntimeError: async broke"
+
+
+# -- several calls ------------------------------------------------------------------------------
+def test_invoke_all_keeps_order_and_isolates_failures(toolbox: Toolbox) -> None:
+    calls = [
+        call("get_weather", city="Paris"),
+        call("divide", a=1, b=0),
+        call("nope"),
+        call("get_weather", city=None),
+        call("async_weather", city="Rome"),
+        call("get_time", zone="UTC"),
+    ]
+    results = invoke_all(toolbox, calls)
+    assert [r.call for r in results] == calls
+    assert [r.error for r in results] == [
+        None, "tool_error", "unknown_tool", "invalid_args", None, None,
+    ]
+    assert results[0].observation == "Paris|1|c"
+    assert results[4].observation == "async sunny in Rome"
+    assert results[5].observation == "noon in UTC"
+
+
+def test_invoke_all_order_is_the_given_order_not_completion_order() -> None:
+    second_done = threading.Event()
+    tb = Toolbox()
+
+    @tb.tool
+    def first() -> str:
+        """Waits for the second call to finish."""
+        return f"first saw second done: {second_done.wait(5)}"
+
+    @tb.tool
+    def second() -> str:
+        """Finishes at once."""
+        second_done.set()
+        return "second"
+
+    results = invoke_all(tb, [call("first"), call("second")])
+    assert [r.observation for r in results] == ["first saw second done: True", "second"]
+
+
+def test_invoke_all_with_timeout_among_calls(toolbox: Toolbox) -> None:
+    results = invoke_all(toolbox, [call("hang"), call("get_time", zone="CET")])
+    assert [r.error for r in results] == ["timeout", None]
+    assert results[1].observation == "noon in CET"
+
+
+def test_invoke_all_single_and_empty(toolbox: Toolbox) -> None:
+    (only,) = invoke_all(toolbox, [call("get_time", zone="UTC")])
+    assert only.observation == "noon in UTC"
+    assert invoke_all(toolbox, []) == []
+
+
+def test_invoke_all_respects_max_chars(toolbox: Toolbox) -> None:
+    results = invoke_all(
+        toolbox, [call("long_text", n=300), call("long_text", n=50)], max_chars=100
+    )
+    assert "200 more characters cut" in results[0].observation
+    assert results[1].observation == "x" * 50
+
+
+# -- schema-driven cleaning ---------------------------------------------------------------------
+COERCION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer"},
+        "x": {"type": "number"},
+        "flag": {"type": "boolean"},
+        "label": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "ids": {"type": "array", "items": {"type": "integer"}},
+        "unit": {"enum": ["celsius", "fahrenheit"]},
+        "maybe": {"type": ["integer", "null"]},
+        "opts": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+        "mode": {"type": "string", "default": "fast"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "cleaned", "changes"),
+    [
+        ({"n": "5"}, {"n": 5}, ['n: "5" -> 5']),
+        ({"n": " -12 "}, {"n": -12}, ['n: " -12 " -> -12']),
+        ({"n": 3.0}, {"n": 3}, ["n: 3.0 -> 3"]),
+        ({"x": "2.5"}, {"x": 2.5}, ['x: "2.5" -> 2.5']),
+        ({"x": "4"}, {"x": 4}, ['x: "4" -> 4']),
+        ({"x": "1e3"}, {"x": 1000.0}, ['x: "1e3" -> 1000.0']),
+        ({"flag": "true"}, {"flag": True}, ['flag: "true" -> true']),
+        ({"flag": "False"}, {"flag": False}, ['flag: "False" -> false']),
+        ({"label": 42}, {"label": "42"}, ['label: 42 -> "42"']),
+        ({"label": "  hi "}, {"label": "hi"}, ["label: stripped spaces"]),
+        ({"tags": "red"}, {"tags": ["red"]}, ['tags: "red" -> ["red"]']),
+        ({"tags": '["a", "b"]'}, {"tags": ["a", "b"]},
+         ['tags: "[\\"a\\", \\"b\\"]" -> ["a", "b"]']),
+        ({"ids": ["1", 2]}, {"ids": [1, 2]}, ['ids.0: "1" -> 1']),
+        ({"ids": 7}, {"ids": [7]}, ["ids: 7 -> [7]"]),
+        ({"unit": "Celsius"}, {"unit": "celsius"}, ['unit: "Celsius" -> "celsius"']),
+        ({"unit": " FAHRENHEIT"}, {"unit": "fahrenheit"}, ['unit: " FAHRENHEIT" -> "fahrenheit"']),
+        ({"maybe": "8"}, {"maybe": 8}, ['maybe: "8" -> 8']),
+        ({"maybe": None}, {"maybe": None}, []),
+        ({"opts": '{"depth": "2"}'}, {"opts": {"depth": 2}},
+         ['opts: "{\\"depth\\": \\"2\\"}" -> {"depth": "2"}', 'opts.depth: "2" -> 2']),
+    ],
+)
+def test_clean_args_coerces_where_the_schema_says(
+    args: dict[str, Any], cleaned: dict[str, Any], changes: list[str]
+) -> None:
+    schema = {**COERCION_SCHEMA, "properties": {
+        k: v for k, v in COERCION_SCHEMA["properties"].items() if k != "mode"
+    }}
+    got, made = clean_args(schema, args)
+    assert got == cleaned
+    assert [type(v) for v in got.values()] == [type(v) for v in cleaned.values()]
+    assert made == changes
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"n": "5 apples"}, {"n": "2.5"}, {"n": "five"}, {"n": True}, {"x": "1,5"}, {"x": "nan"},
+        {"flag": "yes"}, {"flag": 1}, {"label": True}, {"unit": "kelvin"}, {"tags": "[broken"},
+        {"ids": '{"a": 1}'},
+    ],
+)
+def test_clean_args_leaves_what_it_cannot_convert_safely(args: dict[str, Any]) -> None:
+    got, _ = clean_args(COERCION_SCHEMA, args)
+    key = next(iter(args))
+    assert got[key] == args[key] and type(got[key]) is type(args[key])
+    assert check_args(COERCION_SCHEMA, got), "validation must still reject it"
+
+
+def test_clean_args_fills_defaults_without_sharing_them() -> None:
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "default": []}}}
+    first, changes = clean_args(schema, {})
+    assert first == {"tags": []} and changes == ["tags: filled in the default []"]
+    first["tags"].append("x")
+    assert clean_args(schema, {})[0] == {"tags": []}
+
+
+def test_enum_match_is_exact_when_case_is_ambiguous() -> None:
+    schema = {"type": "object", "properties": {"v": {"enum": ["A", "a"]}}}
+    assert clean_args(schema, {"v": "a"})[0] == {"v": "a"}
+    two = {"type": "object", "properties": {"v": {"enum": ["Ab", "aB"]}}}
+    assert clean_args(two, {"v": "ab"})[0] == {"v": "ab"}  # two candidates: no guess
+
+
+def test_coercion_reaches_the_tool_and_is_recorded(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("get_weather", city="Oslo", days="3", unit="F"))
+    assert result.ok, result.observation
+    assert result.observation == "Oslo|3|f"
+    assert result.cleaning == ['days: "3" -> 3', 'unit: "F" -> "f"']
+    assert result.call.args == {"city": "Oslo", "days": "3", "unit": "F"}
+
+
+def test_scalar_becomes_a_one_element_list(toolbox: Toolbox) -> None:
+    result = invoke(toolbox, call("average", numbers="4"))
+    assert result.ok and result.observation == "4.0"
+    assert result.cleaning == ['numbers: "4" -> ["4"]', 'numbers.0: "4" -> 4']
+
+
+# -- approval -----------------------------------------------------------------------------------
+@pytest.fixture
+def guarded() -> tuple[Toolbox, list[str]]:
+    ran: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool(requires_approval=True)
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        ran.append(path)
+        return f"deleted {path}"
+
+    @tb.tool
+    def look(path: str) -> str:
+        """Look at a file."""
+        ran.append(f"look {path}")
+        return "a file"
+
+    return tb, ran
+
+
+def test_approved_call_runs_with_cleaned_args(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    def approve(tool: Any, args: dict[str, Any]) -> bool:
+        asked.append((tool.name, args))
+        return True
+
+    result = invoke(tb, call("delete_file", path=" a.txt "), approver=approve)
+    assert result.ok and result.observation == "deleted a.txt"
+    assert asked == [("delete_file", {"path": "a.txt"})]
+    assert ran == ["a.txt"]
+
+
+def test_declined_call_is_an_observation(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    result = invoke(tb, call("delete_file", path="a.txt"), approver=lambda tool, args: False)
+    assert (result.ok, result.error) == (False, "declined")
+    assert result.observation.startswith(
+        'Error: the user declined to run delete_file {"path": "a.txt"}.'
+    )
+    assert ran == []
+
+
+def test_tools_without_the_flag_are_not_asked(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    result = invoke(tb, call("look", path="b"), approver=lambda tool, args: pytest.fail("asked"))
+    assert result.ok and ran == ["look b"]
+
+
+def test_no_approver_means_not_run(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+    result = invoke(tb, call("delete_file", path="a.txt"))
+    assert result.error == "declined"
+    assert "needs the user's approval" in result.observation
+    assert ran == []
+
+
+def test_failing_approver_declines(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, ran = guarded
+
+    def broken(tool: Any, args: dict[str, Any]) -> bool:
+        raise OSError("no terminal")
+
+    result = invoke(tb, call("delete_file", path="a.txt"), approver=broken)
+    assert result.error == "declined"
+    assert "OSError: no terminal" in result.observation
+    assert ran == []
+
+
+def test_invalid_args_are_not_sent_for_approval(guarded: tuple[Toolbox, list[str]]) -> None:
+    tb, _ = guarded
+    result = invoke(tb, call("delete_file"), approver=lambda tool, args: pytest.fail("asked"))
+    assert result.error == "invalid_args"
+
+
+def test_parallel_approvals_are_asked_in_order_before_anything_runs(
+    guarded: tuple[Toolbox, list[str]],
+) -> None:
+    tb, ran = guarded
+    asked: list[str] = []
+
+    def approve(tool: Any, args: dict[str, Any]) -> bool:
+        assert ran == [], "a call ran before all approvals were asked"
+        asked.append(args["path"])
+        return args["path"] != "b"
+
+    calls = [call("delete_file", path=p) for p in "abc"]
+    results = invoke_all(tb, calls, approver=approve)
+    assert asked == ["a", "b", "c"]
+    assert [r.error for r in results] == [None, "declined", None]
+    assert sorted(ran) == ["a", "c"]
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+def test_ainvoke_all_mixes_sync_and_async_tools_in_order(toolbox: Toolbox) -> None:
+    calls = [
+        call("async_weather", city="Rome"), call("get_time", zone="UTC"), call("async_fail"),
+        call("nope"), call("divide", a="6", b=3),
+    ]
+    results = asyncio.run(ainvoke_all(toolbox, calls))
+    assert [r.observation for r in results] == [
+        "async sunny in Rome", "noon in UTC", "Error: RuntimeError: async broke",
+        results[3].observation, "2.0",
+    ]
+    assert results[3].error == "unknown_tool"
+    assert results[4].cleaning == ['a: "6" -> 6']
+
+
+def test_ainvoke_all_times_out_async_and_sync_tools(toolbox: Toolbox) -> None:
+    tb = Toolbox()
+
+    @tb.tool(timeout=0.1)
+    async def stuck() -> str:
+        """Never finishes."""
+        await asyncio.sleep(30)
+        return "done"
+
+    tb.add_tool(toolbox["hang"])
+    results = asyncio.run(ainvoke_all(tb, [call("stuck"), call("hang"), call("stuck")]))
+    assert [r.error for r in results] == ["timeout", "timeout", "timeout"]
+    assert results[0].observation.startswith("Error: stuck did not finish within 0.1 seconds")
+
+
+def test_ainvoke_all_bounds_concurrency() -> None:
+    tb = Toolbox()
+    running = {"now": 0, "max": 0}
+
+    @tb.tool
+    async def work(i: int) -> int:
+        """Work a little."""
+        running["now"] += 1
+        running["max"] = max(running["max"], running["now"])
+        await asyncio.sleep(0.01)
+        running["now"] -= 1
+        return i
+
+    results = asyncio.run(ainvoke_all(tb, [call("work", i=i) for i in range(9)], max_workers=3))
+    assert [r.observation for r in results] == [str(i) for i in range(9)]
+    assert running["max"] == 3
+
+
+# -- helpers the agent uses for unusable replies -------------------------------------------------
+def test_argument_for_bare_value() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str, limit: int = 5) -> str:
+        """Search."""
+        return query
+
+    @tb.tool
+    def average(numbers: list[float]) -> float:
+        """Average."""
+        return sum(numbers) / len(numbers)
+
+    @tb.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    assert argument_for_bare_value(tb, "search", "tide times") == "query"
+    assert argument_for_bare_value(tb, "average", [1, 2.5]) == "numbers"
+    assert argument_for_bare_value(tb, "search", 3) is None  # not a string
+    assert argument_for_bare_value(tb, "average", "1, 2") is None
+    assert argument_for_bare_value(tb, "add", 3) is None  # two required arguments
+    assert argument_for_bare_value(tb, "nope", "x") is None
+
+
+def test_call_example_uses_the_real_argument_names() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        """Weather."""
+        return city
+
+    @tb.tool
+    def clock(zone: str = "UTC") -> str:
+        """Clock."""
+        return zone
+
+    assert json.loads(call_example(tb["weather"])) == {
+        "thought": "...", "action": {"name": "weather", "args": {"city": "<string>"}}
+    }
+    assert json.loads(call_example(tb["clock"]))["action"]["args"] == {"zone": "<string>"}
+
+
+# -- control characters in arguments -----------------------------------------------------------
+def test_a_control_character_in_an_argument_is_refused_not_passed_on() -> None:
+    seen: list[str] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def search(query: str) -> str:
+        """Search."""
+        seen.append(query)
+        return "found"
+
+    result = invoke(tb, ToolCall("search", {"query": "Ume\u0000e5"}))
+    assert (result.ok, result.error) == (False, "invalid_args")
+    assert "query: contains the control character U+0000 at character 3" in result.observation
+    assert seen == []
+    assert invoke(tb, ToolCall("search", {"query": "line one\nline two\tand a tab\r"})).ok
+
+
+def test_control_characters_are_found_at_any_depth() -> None:
+    problems = control_character_problems(
+        {"ok": "fine", "rows": [{"cell": "\x08bold"}], "k\x01ey": 1, "del": "x\x7f"}
+    )
+    assert [p.split(":")[0] for p in problems] == ["del", "k\x01ey (the name)", "rows.0.cell"]
+
+
+# -- where a tool runs -------------------------------------------------------------------------
+def test_a_sqlite_connection_made_before_the_run_works_in_a_tool() -> None:
+    """The classic text-to-SQL agent: the connection is opened at start-up, in this thread, and
+    sqlite3 refuses to be used from any other thread."""
+    import sqlite3
+
+    from react_agent import Agent
+    from react_agent.models import ScriptedModel
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("create table city (name text, people integer)")
+    conn.executemany("insert into city values (?, ?)", [("Oslo", 709_000), ("Bergen", 291_000)])
+    tb = Toolbox()
+
+    @tb.tool
+    def run_sql(query: str) -> list[list[Any]]:
+        """Run a read-only SQL query on the city table (name, people)."""
+        return [list(row) for row in conn.execute(query)]
+
+    call = json.dumps({"thought": "Ask the table.", "action": {
+        "name": "run_sql", "args": {"query": "select name from city order by people desc"}}})
+    done = json.dumps({"thought": "Done.", "action": {"final_answer": "Oslo"}})
+    result = Agent(ScriptedModel([call, done]), tb).run("Which city is bigger?")
+    assert result.steps[0].results[0].ok, result.steps[0].observations
+    assert result.steps[0].observations == ['[["Oslo"], ["Bergen"]]']
+
+
+def test_a_tool_runs_in_the_callers_thread_unless_it_has_a_timeout() -> None:
+    tb = Toolbox()
+    local = threading.local()
+    local.user = "ana"
+
+    @tb.tool
+    def here() -> list[Any]:
+        """Where it runs."""
+        return [threading.get_ident(), getattr(local, "user", None)]
+
+    @tb.tool(timeout=5)
+    def limited() -> int:
+        """Where a tool with a timeout runs."""
+        return threading.get_ident()
+
+    me = threading.get_ident()
+    assert json.loads(invoke(tb, ToolCall("here", {})).observation) == [me, "ana"]
+    assert json.loads(invoke_all(tb, [ToolCall("here", {})])[0].observation) == [me, "ana"]
+    assert int(invoke(tb, ToolCall("limited", {})).observation) != me
+
+
+def test_a_tool_with_a_timeout_still_times_out_and_parallel_calls_still_overlap() -> None:
+    tb = Toolbox()
+    both_running = threading.Barrier(2, timeout=5)
+
+    @tb.tool
+    def meet(who: str) -> str:
+        """Returns only once another call is running at the same time."""
+        both_running.wait()
+        return who
+
+    @tb.tool(timeout=0.2)
+    def stuck() -> str:
+        """Never returns in time."""
+        threading.Event().wait(2)
+        return "late"
+
+    results = invoke_all(tb, [ToolCall("meet", {"who": "a"}), ToolCall("meet", {"who": "b"})])
+    assert [r.observation for r in results] == ["a", "b"]  # each waited for the other
+    assert invoke(tb, ToolCall("stuck", {})).error == "timeout"
+
+
+def test_errors_and_exit_in_the_callers_thread_are_observations() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def boom() -> str:
+        """Fails."""
+        raise ValueError("no data")
+
+    @tb.tool
+    def leave() -> str:
+        """Exits."""
+        raise SystemExit(3)
+
+    assert invoke(tb, ToolCall("boom", {})).observation == "Error: ValueError: no data"
+    assert invoke(tb, ToolCall("leave", {})).error == "tool_error"
+
+
+def test_arguments_sent_to_the_wrong_tool_name_the_tool_they_fit() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def find_invoice(invoice_no: str) -> str:
+        """An invoice by number."""
+        return "paid"
+
+    @tb.tool
+    def find_person(name: str) -> str:
+        """A person's phone number."""
+        return "555-0101"
+
+    @tb.tool
+    def convert(amount: float, to: str) -> str:
+        """Convert an amount."""
+        return "1"
+
+    wrong = invoke(tb, call("find_invoice", name="Ann Lee")).observation
+    assert wrong.splitlines()[-1] == (
+        "These arguments fit find_person as they are: call find_person instead if that is the "
+        "tool the task needs; otherwise call find_invoice again with corrected args.")
+    fits_none = invoke(tb, call("find_invoice", number="7")).observation
+    assert fits_none.splitlines()[-1] == "Call find_invoice again with corrected args."
+    partial = invoke(tb, call("find_person", amount=3)).observation  # convert also needs `to`
+    assert partial.splitlines()[-1] == "Call find_person again with corrected args."
