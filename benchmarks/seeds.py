@@ -27,6 +27,7 @@ from tools import TOOLBOXES
 
 from react_agent import Agent, Conversation
 from react_agent.models import LlamaCppModel, OpenAIChatModel
+from react_agent.policies import Constrained, default_policies
 
 
 def main() -> int:
@@ -52,7 +53,7 @@ def main() -> int:
         started = time.perf_counter()
         if turn.task_id not in chats:
             agent = Agent(model, TOOLBOXES[turn.seed], max_steps=seed_max_steps(turn.seed),
-                          constrained=args.constrained)
+                          policies=default_policies(use=[Constrained(mode=args.constrained)]))
             chats[turn.task_id] = agent.chat()
         result = chats[turn.task_id].ask(turn.spec["user"])
         wall = time.perf_counter() - started

@@ -35,6 +35,7 @@ import httpx2
 from react_agent import Agent, AgentConfig, Reply, Step
 from react_agent.harness._evaluation import first_turn, load_suite, score, toolbox_from_specs
 from react_agent.models import LlamaCppModel
+from react_agent.policies import default_policies
 from react_agent.serve._app import ServeConfig, create_app, running
 
 SUITE = Path(__file__).resolve().parent.parent / "examples" / "eval" / "suite.jsonl"
@@ -83,7 +84,8 @@ def main() -> None:
     if args.separate:
         served = LlamaCppModel(args.gguf)
         served.load()
-    config = AgentConfig(max_steps=1, max_parse_retries=0, best_effort_answer=False)
+    config = AgentConfig(max_steps=1, max_parse_retries=0,
+                         policies=default_policies(off=["best_effort"]))
     rows = []
     with running(create_app(served, ServeConfig(max_parse_retries=args.retries))) as url:
         for number, item in enumerate(items, 1):

@@ -33,6 +33,7 @@ from react_agent import (
 from react_agent.harness._checks import check_run
 from react_agent.harness._display import Printer
 from react_agent.models import LlamaCppModel, OpenAIChatModel
+from react_agent.policies import default_policies
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "tests" / "data" / "seed_scenarios.json"
 Spec = dict[str, Any]
@@ -155,8 +156,9 @@ def make_model(args: argparse.Namespace) -> ChatModel:
 
 def run_task(turns: list[Turn], toolbox: Toolbox, model: ChatModel, scripted: bool) -> list[bool]:
     """Run the turns of one task as one conversation, printing the thought chain and checks."""
+    policies = default_policies(off=["review"] if scripted else [])  # references: no review
     agent = Agent(model, toolbox, max_steps=seed_max_steps(turns[0].seed), callbacks=[Printer()],
-                  review_answer="off" if scripted else "auto")  # references have no review
+                  policies=policies)
     chat = agent.chat()
     passed = []
     for turn in turns:

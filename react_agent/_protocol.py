@@ -1,26 +1,59 @@
-"""Schema-constrained replies: the JSON Schema of a valid reply, built from the Toolbox.
+"""The protocol between the loop and the model, as data: what the loop asks for and what a
+valid reply and an observation look like.
 
-A reply is ``{"thought": str, "action": A}`` where ``A`` is one tool call (``{"name": <const>,
-"args": <that tool's schema>}``), a list of such calls, or ``{"final_answer": str}``. Backends
-that can constrain decoding to a schema (llama.cpp's grammar from a JSON Schema; servers'
-``response_format``) then produce nothing else; the tolerant parser still reads the reply.
-
-``response_format`` spellings differ between servers, so :data:`RESPONSE_FORMATS` are tried in
-order (the OpenAI form, then the llama.cpp / vLLM / LM Studio form) and the first one a server
-accepts is kept for the session (see :class:`~react_agent.models.OpenAIChatModel`).
+- :class:`Query` and :class:`Invoke`: the requests of the I/O-free loop (a model reply; the
+  results of tool calls), answered by its sync and async edges.
+- :func:`reply_schema`: the JSON Schema of one valid reply ``{"thought": str, "action": A}``,
+  where ``A`` is one tool call (``{"name": <const>, "args": <that tool's schema>}``), a list of
+  such calls, or ``{"final_answer": str}``. Backends that can constrain decoding to a schema
+  (llama.cpp's grammar from a JSON Schema; servers' ``response_format``) then produce nothing
+  else; the tolerant parser still reads the reply.
+- :func:`observation_message`: the user message that carries a step's observations.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import json
+from dataclasses import dataclass
 from typing import Any
 
-from .tools._toolbox import Toolbox
+from . import prompts
+from .tools import Toolbox
+from .types import Message, Step, ToolCall, ToolResult
 
-CONSTRAINED_MODES = ("auto", "on", "off")
-"""``auto``: use a schema where the backend accepts one, else plain prompting; ``on``: require it
-(a backend that rejects every form is a ModelError); ``off``: plain prompting."""
+
+@dataclass
+class Query:
+    """The loop needs the model's reply to ``messages`` (recorded on ``step``).
+
+    Attributes:
+        messages: the messages to send.
+        step: the step the reply is recorded on.
+        schema: the JSON Schema the reply must follow, where the backend can constrain
+            decoding (``accepts_schema``); ``None``: unconstrained.
+        strict: fail rather than fall back to plain prompting when the backend cannot
+            constrain decoding to ``schema``.
+        answer_tokens: stream a final answer in the reply as ``AnswerToken`` events (not for a
+            draft that a policy may replace).
+        answer_floor: take the final answer when the model gives it at least this probability
+            where the reply chooses its action (backends with ``accepts_answer_floor``).
+    """
+
+    messages: list[Message]
+    step: Step
+    schema: dict[str, Any] | None = None
+    strict: bool = False
+    answer_tokens: bool = True
+    answer_floor: float | None = None
+
+
+@dataclass
+class Invoke:
+    """The loop needs the results of ``calls``, one :class:`~react_agent.ToolResult` each, in
+    order."""
+
+    calls: list[ToolCall]
 
 
 def reply_schema(toolbox: Toolbox) -> dict[str, Any]:
@@ -101,16 +134,24 @@ def _strip(schema: Any) -> Any:
     return out
 
 
-def _openai_form(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "json_schema", "json_schema": {"name": "react_step", "schema": schema}}
+FINAL_ANSWER_SCHEMA = reply_schema(Toolbox())
+"""The reply schema of a reply that may only give the final answer."""
 
 
-def _llama_form(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "json_object", "schema": schema}
+def observation_message(results: list[ToolResult], task: str) -> str:
+    """The user message carrying the observations of one step (numbered when several), with a
+    reminder of the task: small models lose track of a task that is far up the context
+    (``prompts/agent/observation.md``)."""
+    if len(results) == 1:
+        text = results[0].observation
+    else:
+        text = "\n".join(
+            f"[{i}] {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
+            for i, r in enumerate(results, 1)
+        )
+    return prompts.render("observation", observation=text, task=task)
 
 
-RESPONSE_FORMATS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "json_schema": _openai_form,
-    "json_object+schema": _llama_form,
-}
-"""The ``response_format`` spellings tried in order, by name."""
+def signature(call: ToolCall) -> tuple[str, str]:
+    """What makes two calls the same call: the tool and the arguments (as sorted JSON)."""
+    return call.name, json.dumps(call.args, sort_keys=True)

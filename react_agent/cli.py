@@ -18,19 +18,29 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from ._protocol import CONSTRAINED_MODES
 from .agent._agent import Agent
 from .config import AgentConfig
 from .errors import ConfigError, ModelError, OutputParseError
 from .harness._batch import BatchTask, load_tasks, run_batch, summary_table
-from .harness._display import Printer, progress_bar
+from .harness._display import Printer, progress_bar, safe
 from .harness._evaluation import load_suite, report, run_eval, scored
 from .harness._trace import TraceWriter, read_trace, replay_events
 from .models._openai_chat import OpenAIChatModel
 from .models.base import ChatModel
 from .parsing._reply import parse_reply
-from .policies._review import REVIEW_MODES
-from .policies._routing import ROUTING_MODES
+from .policies import (
+    BUILT_IN,
+    CONSTRAINED_MODES,
+    ORDER,
+    REVIEW_MODES,
+    ROUTING_MODES,
+    AnswerFloor,
+    Constrained,
+    Policy,
+    Review,
+    Routing,
+    default_policies,
+)
 from .tools._toolbox import Tool, Toolbox
 from .types import RunResult
 
@@ -65,6 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="show only the tools that best match the task: auto (above 7 tools), lexical "
              "(always) or off (default)",
     )
+    backend.add_argument(
+        "--with-policy", action="append", default=[], choices=ORDER, metavar="NAME",
+        help="add a small-model policy the model does not get by default (repeatable), e.g. "
+             "held_calls for a small model behind --base-url",
+    )
+    backend.add_argument(
+        "--without-policy", action="append", default=[], choices=ORDER, metavar="NAME",
+        help="leave out a small-model policy (repeatable): " + ", ".join(ORDER),
+    )
 
     agent = argparse.ArgumentParser(add_help=False, parents=[backend])  # run and chat
     agent.add_argument(
@@ -76,15 +95,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add remember/recall tools with a long-term memory for USER")
     agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
     agent.add_argument(
-        "--review", choices=REVIEW_MODES, default="auto",
+        "--review", choices=(*REVIEW_MODES, "off"), default="auto",
         help="ask for the final answer once more in a focused call (the tool results and the "
              "task only) and keep that one: auto (default) when the draft is in another "
              "script than the task or states none of the tools' values; always; off",
     )
     agent.add_argument(
-        "--answer-floor", type=_answer_floor, default=AgentConfig.answer_floor, metavar="P|off",
+        "--answer-floor", type=_answer_floor, default=AnswerFloor.floor, metavar="P|off",
         help="until a tool is called, give the final answer when the embedded model rates it at "
-             f"least P likely where it chooses its action (default {AgentConfig.answer_floor}; "
+             f"least P likely where it chooses its action (default {AnswerFloor.floor}; "
              "off: always the likelier branch)",
     )
     agent.add_argument(
@@ -165,6 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="unusable model replies asked again within a request (default 3)")
     serve.add_argument("--no-thoughts", action="store_true",
                        help="send no content next to tool calls (default: the model's thought)")
+    serve.add_argument("--allow-host", action="append", metavar="HOST",
+                       help="answer requests for this Host name too (repeatable; default: only "
+                            "localhost, 127.0.0.1 and ::1 without --api-key, any host with one)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="let web pages of this origin (https://app.example) call the "
+                            "server from a browser (repeatable; default: none)")
 
     replay = sub.add_parser("replay", help="print a saved trace as the thought chain")
     replay.add_argument("file", help="a trace written with --trace")
@@ -196,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return commands[args.command](args)
     except ConfigError as exc:
-        print(f"react-agent: {exc}", file=sys.stderr)
+        print(f"react-agent: {safe(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("react-agent: interrupted", file=sys.stderr)
@@ -232,7 +257,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(result.to_json())
     elif args.quiet:
-        print(result.final_answer if result.final_answer is not None else result.error)
+        print(safe(result.final_answer if result.final_answer is not None
+                   else result.error or ""))
     return EXIT_CODES.get(result.status, 1)
 
 
@@ -259,16 +285,17 @@ def _run_tasks(args: argparse.Namespace) -> int:
     if report.skipped:
         print(f"{report.skipped} task(s) already in {out} were skipped.")
     for line in summary_table(report.records):
-        print(line)
+        print(safe(line))
     if any(r.get("shape") for r in report.records):
         print()
         for line in summary_table(report.records, by="shape"):
-            print(line)
+            print(safe(line))
     failed = [r for r in report.records if r.get("passed") is False]
     if failed:
         print(f"\nFailed ({len(failed)}):")
         for record in failed:
-            print(f"  {record['id']}: {'; '.join(record.get('problems') or record['missing'])}")
+            problems = "; ".join(record.get("problems") or record["missing"])
+            print(safe(f"  {record['id']}: {problems}"))
     print(f"Results: {out}")
     if report.interrupted:
         print("Interrupted: run the same command again to go on.", file=sys.stderr)
@@ -324,8 +351,8 @@ def _eval(args: argparse.Namespace) -> int:
     out = args.out or str(Path(args.file).with_suffix("")) + ".results.jsonl"
     model = make_model(args.model, args.base_url, args.api_key, args.max_tokens)
     config = AgentConfig(
-        max_steps=1, max_parse_retries=0, best_effort_answer=False,
-        constrained=args.constrained, routing=args.routing,
+        max_steps=1, max_parse_retries=0,
+        policies=cli_policies(model, args, off=("best_effort",)),
     )
     settings = {"model": model.name, "base_url": args.base_url,
                 "constrained": args.constrained, "routing": args.routing}
@@ -352,7 +379,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from .serve._app import ServeConfig, create_app
+        from .serve._app import LOOPBACK_HOSTS, ServeConfig, create_app
     except ImportError as exc:
         raise ConfigError(
             f"serve needs the serve extra ({exc.name} is missing): pip install "
@@ -361,6 +388,9 @@ def _serve(args: argparse.Namespace) -> int:
     config = ServeConfig(
         api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,
         max_parse_retries=args.max_parse_retries, thoughts=not args.no_thoughts,
+        allowed_hosts=None if args.allow_host is None else
+        (*LOOPBACK_HOSTS, *args.allow_host),
+        allowed_origins=tuple(args.allow_origin),
     )
     spec = args.model
     if not args.base_url and spec.endswith(".gguf") and not spec.startswith("local:"):
@@ -370,7 +400,7 @@ def _serve(args: argparse.Namespace) -> int:
         try:
             model.model_name()  # which model the server serves, asked now if not given
         except ModelError as exc:
-            print(f"react-agent: warning: {exc}", file=sys.stderr)
+            print(f"react-agent: warning: {safe(str(exc))}", file=sys.stderr)
     app = create_app(model, config)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Serving {model.name} at http://{shown}:{args.port}/v1 (OpenAI-compatible; "
@@ -397,8 +427,12 @@ class _Session:
         self.default_tools = self.toolbox(args.tools)  # a bad --tools fails before loading
         self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens,
                                 quiet=printer is None)
+        self.policies = cli_policies(self.model, args)
         self.callbacks: list[Any] = [printer] if printer else []
-        self.trace = TraceWriter(args.trace, model=self.model.name) if args.trace else None
+        resumed = getattr(args, "resume", None)
+        same = bool(args.trace and resumed and _same_file(args.trace, resumed))
+        self.trace = TraceWriter(args.trace, model=self.model.name, append=same) \
+            if args.trace else None
         if self.trace:
             self.callbacks.append(self.trace)
 
@@ -413,8 +447,7 @@ class _Session:
     def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
-            review_answer=self.args.review, answer_floor=self.args.answer_floor,
-            constrained=self.args.constrained, routing=self.args.routing,
+            policies=self.policies,
         )
         approver = _approve_all if self.args.yes else _ask_user
         return Agent(self.model, toolbox or self.default_tools, config=config,
@@ -428,13 +461,45 @@ class _Session:
             self.trace.close()
 
 
+def cli_policies(model: ChatModel, args: argparse.Namespace, off: tuple[str, ...] = ()
+                 ) -> list[Policy]:
+    """The policies the command line asks for: the defaults for ``model``, changed by
+    ``--with-policy``, ``--constrained``, ``--routing``, ``--review``, ``--answer-floor`` and
+    ``--without-policy`` (and ``off``)."""
+    use: list[Policy] = [BUILT_IN[name]() for name in args.with_policy]
+    use.append(Constrained(mode=args.constrained))
+    drop = [*off, *args.without_policy]
+    if args.routing != "off":
+        use.append(Routing(mode=args.routing))
+    review = getattr(args, "review", "auto")
+    if review == "off":
+        drop.append("review")
+    else:
+        use.append(Review(mode=review))
+    floor = getattr(args, "answer_floor", AnswerFloor.floor)
+    if floor is None:
+        drop.append("answer_floor")
+    else:
+        use.append(AnswerFloor(floor=floor))
+    return default_policies(model, use=[p for p in use if p.name not in drop], off=drop)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name the same file (``--trace`` written to the trace resumed)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve() or Path(a).samefile(b)
+    except OSError:
+        return False
+
+
 def _show_progress(done: int, total: int, task: Any, record: dict[str, Any] | None) -> None:
     if record is None:
         state = f"{task.id}: running"
     else:
         outcome = record.get("status") or ("correct" if record.get("correct") else "wrong")
         state = f"{task.id}: {outcome}"
-    print(f"\r{progress_bar(done, total)} {state[:50]:<50}", end="", file=sys.stderr, flush=True)
+    print(f"\r{progress_bar(done, total)} {safe(state[:50]):<50}", end="", file=sys.stderr,
+          flush=True)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -458,7 +523,7 @@ def _ask_user(tool: Tool, args: dict[str, Any]) -> bool:
     """Ask on the terminal before a tool marked ``requires_approval`` runs; only y/yes approves
     (an empty line or end of input declines)."""
     shown = json.dumps(args, ensure_ascii=False)
-    print(f"Allow {tool.name} {shown}? [y/N] ", end="", file=sys.stderr, flush=True)
+    print(safe(f"Allow {tool.name} {shown}? [y/N] "), end="", file=sys.stderr, flush=True)
     answer = sys.stdin.readline()
     if not answer.endswith("\n"):
         print(file=sys.stderr)
@@ -473,15 +538,15 @@ def _parse(args: argparse.Namespace) -> int:
     try:
         reply = parse_reply(text)
     except OutputParseError as exc:
-        print(f"error ({exc.kind}): {exc.problem}\n\nThe model would be sent:\n{exc}")
+        print(safe(f"error ({exc.kind}): {exc.problem}\n\nThe model would be sent:\n{exc}"))
         return 1
     print(f"stage: {reply.stage}")
-    print(f"repairs: {', '.join(reply.repairs) or 'none'}")
-    print(f"thought: {reply.thought}")
+    print(safe(f"repairs: {', '.join(reply.repairs) or 'none'}"))
+    print(safe(f"thought: {reply.thought}"))
     if reply.final_answer is not None:
-        print(f"final answer: {reply.final_answer}")
+        print(safe(f"final answer: {reply.final_answer}"))
     for call in reply.tool_calls:
-        print(f"tool call: {call.name} {json.dumps(call.args, ensure_ascii=False)}")
+        print(safe(f"tool call: {call.name} {json.dumps(call.args, ensure_ascii=False)}"))
     return 0
 
 

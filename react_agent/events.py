@@ -10,6 +10,9 @@ never prints. In order, a run gives::
     )...
     RunFinished
 
+with a ``PolicyNote`` wherever a policy acted (after the ``ReplyParsed`` or ``ParseFailed`` of
+the step it acted on, or before the extra model call it makes).
+
 A conversation gives a ``HistoryCompressed`` before a turn whose history it summarised.
 Each callback is called with an event before it is yielded; an exception a callback raises
 (other than ``KeyboardInterrupt``, which ends the run as ``interrupted``) propagates out of
@@ -83,10 +86,12 @@ class ReplyParsed:
 
 @dataclass(frozen=True)
 class ParseFailed:
-    """The model's reply held no usable action; ``message`` goes back to the model."""
+    """The model's reply held no usable action; ``message`` goes back to the model, ``kind``
+    names the defect (``OutputParseError.kind``)."""
 
     step: Step
     message: str
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,8 +121,8 @@ class ObservationSent:
 @dataclass(frozen=True)
 class FinalAnswer:
     """The model gave its final answer (``best_effort``: asked for after ``max_steps``;
-    ``draft``: a review call follows that may rewrite it, see ``AgentConfig.review_answer``,
-    for the ``reasons`` given in words)."""
+    ``draft``: a policy asks again and may replace it, for the ``reasons`` given in words,
+    see :class:`~react_agent.policies.Review`)."""
 
     step: Step
     text: str
@@ -127,20 +132,15 @@ class FinalAnswer:
 
 
 @dataclass(frozen=True)
-class LoopBroken:
-    """The model went on repeating calls whose results it already had, after being told so
-    (``step``: the repeat); instead of ending with ``loop_detected`` the loop asks for the final
-    answer from those results in a focused call (``AgentConfig.review_answer`` not ``"off"``)."""
+class PolicyNote:
+    """A policy (:mod:`react_agent.policies`) did something at ``step``: ``policy`` is its name,
+    ``label`` and ``text`` say what in words (printed as ``label: text``). Also kept on the
+    step as ``step.notes``."""
 
     step: Step
-
-
-@dataclass(frozen=True)
-class RepeatSetAside:
-    """``step`` only asked again for calls whose results the run already had: they are not run,
-    and the next reply is asked for as a final answer (``AgentConfig.answer_on_repeat``)."""
-
-    step: Step
+    policy: str
+    label: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,8 @@ class RunFinished:
 
 Event = (
     RunStarted | ModelCallStarted | ModelToken | AnswerToken | ModelCallFinished | ReplyParsed
-    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | LoopBroken
-    | RepeatSetAside | HistoryCompressed | RunFinished
+    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | PolicyNote
+    | HistoryCompressed | RunFinished
 )
 
 

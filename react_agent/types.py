@@ -88,7 +88,7 @@ class ToolResult:
             ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``, ``"ungrounded"``
             (an email address or phone number found in neither the task nor a tool result),
             ``"set_aside"`` (a repeat not run and not sent: ``observation`` is the earlier
-            result; see ``Step.repeat``).
+            result; see :class:`~react_agent.policies.RepeatSetAside`).
         args: the arguments after cleaning (what the tool was called with).
         cleaning: what the cleaning changed, in words (e.g. ``"stripped spaces from city"``).
         seconds: wall time of the tool call.
@@ -110,12 +110,18 @@ class ToolResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ToolResult:
-        """The inverse of :meth:`to_dict` (for saved runs and traces)."""
+    def from_dict(cls, data: Any, where: str = "result") -> ToolResult:
+        """The inverse of :meth:`to_dict` (for saved runs and traces).
+
+        Raises:
+            ConfigError: ``data`` is not a saved tool result; the message names the field at
+                fault under ``where``.
+        """
+        read = _Fields(data, where)
         return cls(
-            ToolCall(data["name"], data.get("args") or {}), data["observation"], data["ok"],
-            data.get("error"), data.get("cleaned_args") or {}, list(data.get("cleaning") or []),
-            data.get("seconds") or 0.0,
+            ToolCall(read("name", str), read("args", dict, {})), read("observation", str),
+            read("ok", bool), read("error", str, None), read("cleaned_args", dict, {}),
+            read.strings("cleaning"), float(read("seconds", (int, float), 0.0)),
         )
 
 
@@ -160,20 +166,16 @@ class Step:
         prompt_tokens, completion_tokens: token usage reported by the model backend.
         finish_reason: the backend's stop reason (``"length"``: the reply was cut by the token
             limit), if known.
-        best_effort: the extra model call made after ``max_steps`` ran out, asking only for a
-            final answer.
-        review: the extra model call that checked the draft final answer against the task
-            (``AgentConfig.review_answer``); its final answer, if usable, is the run's.
-        review_reasons: why the draft was reviewed, in words (on the review step).
-        answer_probability, answer_taken: as in :class:`ModelReply` (the final answer's
-            probability where the reply chose its action; whether ``answer_floor`` took it).
-        held_calls: calls of the reply that were not run yet, because they carried values
-            stated nowhere (``AgentConfig.hold_dependent_calls``); ``tool_calls`` and the
-            history hold the others.
-        repeat: the reply only asked again for calls whose results the run already had; they
-            were not run (``results`` hold the earlier results, with error ``"set_aside"``), the
-            reply was left out of the history and the next reply was asked for as a final
-            answer (``AgentConfig.answer_on_repeat``).
+        origin: ``None`` for a step of the loop; for an extra model call a policy made, that
+            policy's name (``"review"``: the final answer asked for again in a focused call;
+            ``"best_effort"``: a final answer asked for after ``max_steps``).
+        records: what the policies noted about this step, by policy name (JSON values; see
+            each policy in :mod:`react_agent.policies`).
+        notes: what the policies did here, in words, as ``[policy, label, text]`` (printed as
+            ``label: text``; :class:`~react_agent.events.PolicyNote` events carry them live).
+        in_history: the reply is part of the history a continued run goes on from (a policy
+            may set a reply aside; a policy's extra call is no part of it, even one whose
+            question and answer stay in ``RunResult.messages`` until a resume takes them out).
     """
 
     index: int
@@ -186,13 +188,10 @@ class Step:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
-    best_effort: bool = False
-    review: bool = False
-    review_reasons: list[str] = field(default_factory=list)
-    answer_probability: float | None = None
-    answer_taken: bool = False
-    held_calls: list[ToolCall] = field(default_factory=list)
-    repeat: bool = False
+    origin: str | None = None
+    records: dict[str, Any] = field(default_factory=dict)
+    notes: list[list[str]] = field(default_factory=list)
+    in_history: bool = True
 
     @property
     def thought(self) -> str | None:
@@ -229,36 +228,114 @@ class Step:
             "stage": self.stage, "repairs": self.repairs, "error": self.error,
             "model_seconds": round(self.model_seconds, 6),
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "finish_reason": self.finish_reason, "best_effort": self.best_effort,
-            "review": self.review, "review_reasons": self.review_reasons,
-            "answer_probability": self.answer_probability, "answer_taken": self.answer_taken,
-            "held_calls": [c.to_dict() for c in self.held_calls], "repeat": self.repeat,
+            "finish_reason": self.finish_reason, "origin": self.origin,
+            "records": self.records, "notes": self.notes, "in_history": self.in_history,
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Step:
-        """The inverse of :meth:`to_dict` (for saved runs, checkpoints and traces)."""
-        tool_calls = [ToolCall(c["name"], c.get("args") or {}) for c in data["tool_calls"]]
-        stage = data.get("stage")
+    def from_dict(cls, data: Any, where: str = "step") -> Step:
+        """The inverse of :meth:`to_dict` (for saved runs, checkpoints and traces).
+
+        Raises:
+            ConfigError: ``data`` is not a saved step; the message names the field at fault
+                under ``where``.
+        """
+        read = _Fields(data, where)
+        tool_calls = [ToolCall(c("name", str), c("args", dict, {}))
+                      for c in read.objects("tool_calls")]
+        stage = read("stage", str, None)
         reply = None if stage is None else Reply(
-            data.get("thought"), tool_calls, data.get("final_answer"), stage,
-            tuple(data.get("repairs") or ()),
+            read("thought", str, None), tool_calls, read("final_answer", str, None), stage,
+            tuple(read.strings("repairs")),
         )
         return cls(
-            index=data["index"], raw_output=data.get("raw_output", ""), reply=reply,
+            index=read("index", int), raw_output=read("raw_output", str, ""), reply=reply,
             tool_calls=tool_calls,
-            results=[ToolResult.from_dict(r) for r in data.get("results", [])],
-            error=data.get("error"), model_seconds=data.get("model_seconds") or 0.0,
-            prompt_tokens=data.get("prompt_tokens"),
-            completion_tokens=data.get("completion_tokens"),
-            finish_reason=data.get("finish_reason"), best_effort=bool(data.get("best_effort")),
-            review=bool(data.get("review")),
-            review_reasons=list(data.get("review_reasons") or []),
-            answer_probability=data.get("answer_probability"),
-            answer_taken=bool(data.get("answer_taken")), repeat=bool(data.get("repeat")),
-            held_calls=[ToolCall(c["name"], c.get("args") or {})
-                        for c in data.get("held_calls") or []],
+            results=[ToolResult.from_dict(r, f"{where}.results[{n}]")
+                     for n, r in enumerate(read("results", list, []))],
+            error=read("error", str, None),
+            model_seconds=float(read("model_seconds", (int, float), 0.0)),
+            prompt_tokens=read("prompt_tokens", int, None),
+            completion_tokens=read("completion_tokens", int, None),
+            finish_reason=read("finish_reason", str, None), **_policy_fields(read),
         )
+
+
+def _policy_fields(read: _Fields) -> dict[str, Any]:
+    """``origin``, ``records``, ``notes`` and ``in_history`` of a saved step, also from the
+    fields of files written before policies were plug-ins (``best_effort``, ``review``,
+    ``review_reasons``, ``repeat``, ``held_calls``, ``answer_probability``)."""
+    records = dict(read("records", dict, {}))
+    origin = read("origin", str, None)
+    if read("best_effort", bool, False):
+        origin = "best_effort"
+    if read("review", bool, False):
+        origin = "review"
+        records.setdefault("review", {"reasons": read.strings("review_reasons")})
+    repeat = read("repeat", bool, False)
+    if repeat:
+        records.setdefault("repeat", True)
+    held = read("held_calls", list, [])
+    if held:
+        records.setdefault("held_calls", held)
+    probability = read("answer_probability", (int, float), None)
+    if probability is not None:
+        records.setdefault("answer_floor", {"probability": probability,
+                                            "taken": read("answer_taken", bool, False)})
+    notes = [[str(part) for part in note] for note in read("notes", list, [])
+             if isinstance(note, list) and len(note) == 3]
+    in_history = read("in_history", bool, None)
+    if in_history is None:
+        in_history = origin is None and not repeat
+    return {"origin": origin, "records": records, "notes": notes, "in_history": in_history}
+
+
+class _Fields:
+    """Reads the fields of a saved object (a JSON object) with their types checked, so that a
+    file edited by hand or by another program fails with the field at fault, not later with a
+    traceback. ``read(key, kind)`` is required; ``read(key, kind, default)`` optional (also
+    when ``null``)."""
+
+    def __init__(self, data: Any, where: str) -> None:
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: expected an object, got {_json_name(data)}.")
+        self.data, self.where = data, where
+
+    def __call__(self, key: str, kind: type | tuple[type, ...], *default: Any) -> Any:
+        value = self.data.get(key)
+        if value is None:
+            if default:
+                return default[0]
+            raise ConfigError(f"{self.where}.{key}: missing.")
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+            raise ConfigError(f"{self.where}.{key}: expected {names}, got {_json_name(value)}.")
+        return value
+
+    def strings(self, key: str) -> list[str]:
+        """An optional list of strings."""
+        items = self(key, list, [])
+        for n, item in enumerate(items):
+            if not isinstance(item, str):
+                raise ConfigError(f"{self.where}.{key}[{n}]: expected a string, got "
+                                  f"{_json_name(item)}.")
+        return list(items)
+
+    def objects(self, key: str) -> list[_Fields]:
+        """A required list of objects, each read the same way."""
+        return [_Fields(item, f"{self.where}.{key}[{n}]")
+                for n, item in enumerate(self(key, list))]
+
+
+_KIND_NAMES: dict[type, str] = {
+    bool: "true or false", int: "an integer", float: "a number", str: "a string",
+    list: "a list", dict: "an object", type(None): "null",
+}
+
+
+def _json_name(value: Any) -> str:
+    return _KIND_NAMES.get(type(value), type(value).__name__)
 
 
 @dataclass
@@ -328,21 +405,30 @@ class RunResult:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+    def from_dict(cls, data: Any, where: str = "run") -> RunResult:
         """The inverse of :meth:`to_dict`.
 
         Raises:
-            ConfigError: ``data`` is not a saved RunResult (the message says what is missing).
+            ConfigError: ``data`` is not a saved RunResult; the message names the field at
+                fault under ``where``.
         """
-        try:
-            return cls(
-                task=data["task"], status=data["status"], final_answer=data.get("final_answer"),
-                steps=[Step.from_dict(s) for s in data["steps"]], error=data.get("error"),
-                messages=list(data.get("messages") or []),
-                best_effort=bool(data.get("best_effort")), tools=list(data.get("tools") or []),
-            )
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"Not a saved RunResult: missing or malformed {exc}.") from exc
+        read = _Fields(data, where)
+        status = read("status", str)
+        if status not in STATUSES:
+            raise ConfigError(f"{where}.status: {status[:40]!r} is not one of "
+                              f"{', '.join(STATUSES)}.")
+        messages = []
+        for message in read.objects("messages") if "messages" in data else []:
+            role, content = message("role", str), message("content", str)
+            messages.append({"role": role, "content": content})
+        return cls(
+            task=read("task", str), status=status,
+            final_answer=read("final_answer", str, None),
+            steps=[Step.from_dict(s, f"{where}.steps[{n}]")
+                   for n, s in enumerate(read("steps", list))],
+            error=read("error", str, None), messages=messages,
+            best_effort=read("best_effort", bool, False), tools=read.strings("tools"),
+        )
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_json` to ``path`` (UTF-8), atomically: a temporary file in the same
@@ -354,6 +440,7 @@ class RunResult:
         """Read a file written by :meth:`save`.
 
         Raises:
-            ConfigError: the file cannot be read or is not a saved RunResult.
+            ConfigError: the file cannot be read or is not a saved RunResult (the message
+                names the file and the field at fault).
         """
-        return cls.from_dict(read_json(Path(path)))
+        return cls.from_dict(read_json(Path(path)), f"{path}: run")

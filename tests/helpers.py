@@ -1,12 +1,15 @@
-"""Assertions shared by several test modules."""
+"""Assertions, replies, toolboxes and models shared by several test modules."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
-from react_agent import RunResult
+from react_agent import Agent, RunResult, Toolbox
 from react_agent.events import AnswerToken, ModelToken
 from react_agent.models import ScriptedModel
+from react_agent.models.base import Message, ModelReply
 
 
 def assert_streamed(events: list[Any], result: RunResult, usage: bool = True) -> None:
@@ -32,3 +35,134 @@ class ResettableModel(ScriptedModel):
 
     def reset(self) -> None:
         self.resets.append(len(self.calls))
+
+
+# -- scripted runs of the agent (tests/agent/test_agent.py, tests/policies/) ---------------------
+TEMPERATURES = {"Paris": 18, "Rome": 24}
+TASK = "Which is warmer, Paris or Rome?"
+BAD_REPLY = "I think the weather is nice."
+
+
+def act(name: str, thought: str = "I call a tool.", **args: Any) -> str:
+    """A reply that calls ``name`` with ``args``."""
+    return json.dumps({"thought": thought, "action": {"name": name, "args": args}})
+
+
+def final(answer: str, thought: str = "I can answer now.") -> str:
+    """A reply that gives the final answer."""
+    return json.dumps({"thought": thought, "action": {"final_answer": answer}})
+
+
+def several(*calls: str) -> str:
+    """A reply of several calls, each given as its JSON text."""
+    return '{"thought": "t", "action": [' + ", ".join(calls) + "]}"
+
+
+def weather_toolbox() -> Toolbox:
+    """``get_weather`` (Paris and Rome only; another city raises) and ``long_report``."""
+    tb = Toolbox()
+
+    @tb.tool
+    def get_weather(city: str) -> str:
+        """Get the current temperature of a city."""
+        if city not in TEMPERATURES:
+            raise ValueError(f"no data for {city}")
+        return f"{TEMPERATURES[city]} °C in {city}"
+
+    @tb.tool
+    def long_report() -> str:
+        """A very long report."""
+        return "y" * 500
+
+    return tb
+
+
+def run(toolbox: Toolbox, replies: Sequence[Any], **options: Any
+        ) -> tuple[RunResult, ScriptedModel]:
+    """:data:`TASK` run by an agent with ``toolbox`` and ``options`` on ``replies``."""
+    model = ScriptedModel(replies)
+    return Agent(model, toolbox, **options).run(TASK), model
+
+
+def call_lookup(args: str) -> str:
+    """A reply that calls ``lookup`` (of :func:`counting_toolbox`) with ``args`` (JSON)."""
+    return '{"thought": "again", "action": {"name": "lookup", "args": ' + args + "}}"
+
+
+def counting_toolbox() -> tuple[Toolbox, list[str]]:
+    """``lookup(key)``, which returns ``"value of <key>"``, and the keys it was run with."""
+    runs: list[str] = []
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        runs.append(key)
+        return f"value of {key}"
+
+    return toolbox, runs
+
+
+WEATHER = '{"name": "get_weather", "args": {"city": "Oldtown"}}'
+"""A call of ``get_weather`` of :func:`weather_and_units` with a city the task names."""
+
+
+def weather_and_units() -> tuple[Toolbox, list[str]]:
+    """``get_weather`` (33.1 °C anywhere) and ``convert``, and the calls that ran."""
+    ran: list[str] = []
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def get_weather(city: str) -> str:
+        """Current weather."""
+        ran.append(f"weather {city}")
+        return '{"temperature_c": 33.1}'
+
+    @toolbox.tool
+    def convert(value: float, unit: str) -> str:
+        """Convert a temperature."""
+        ran.append(f"convert {value}")
+        return f"{value * 9 / 5 + 32:.2f} {unit}"
+
+    return toolbox, ran
+
+
+def directory_and_mail() -> tuple[Toolbox, list[str]]:
+    """A toolbox that finds an address and sends mail, and the list of addresses sent to."""
+    tb = Toolbox()
+    sent: list[str] = []
+
+    @tb.tool
+    def find_person(person: str) -> str:
+        """A person's email address."""
+        return '{"email": "ann.lee@corp.example"}'
+
+    @tb.tool
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        sent.append(to)
+        return "sent"
+
+    return tb, sent
+
+
+class FloorModel(ScriptedModel):
+    """A scripted backend that takes ``answer_floor=`` (as the embedded model does): each call's
+    floor is kept in ``floors``; its replies report a measured probability when one was set."""
+
+    accepts_answer_floor = True
+
+    def __init__(self, replies: Sequence[str]) -> None:
+        super().__init__(replies)
+        self.floors: list[float | None] = []
+
+    def complete(  # type: ignore[override]
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
+        strict: bool = False, answer_floor: float | None = None,
+    ) -> ModelReply:
+        self.floors.append(answer_floor)
+        reply = super().complete(messages, schema, strict)
+        if answer_floor is None:
+            return reply
+        return ModelReply(reply.text, reply.prompt_tokens, reply.completion_tokens,
+                          reply.finish_reason, answer_probability=0.2, answer_taken=True)

@@ -32,8 +32,11 @@ ORDER = [
     "models.base", "models._scripted", "models._weights", "models._cpu_probe",
     "models._answer_floor", "models._llama_cpp", "models.llama_server", "models._openai_chat",
     "models",
-    # 5. events; the small-model policies; options
-    "events", "policies._grounding", "policies._review", "policies._routing", "policies",
+    # 5. events; a run as the loop and its policies see it; the small-model policies; options
+    "events", "_run",
+    "policies._constrained", "policies._answer_floor", "policies._repeat",
+    "policies._grounding", "policies._held_calls", "policies._review", "policies._routing",
+    "policies._best_effort", "policies",
     "config",
     # 6. the agent: model I/O, the loop core, conversations, the facade
     "agent._model_io", "agent._loop", "agent._conversation", "agent._agent", "agent",

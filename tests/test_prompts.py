@@ -27,6 +27,8 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "parse_error": {"problem": "SAMPLE-PROBLEM"},
     "parse_error_again": {"count": "SAMPLE-COUNT", "problem": "SAMPLE-PROBLEM",
                           "hint": "SAMPLE-HINT"},
+    "parse_error_hint": {"names": "SAMPLE-NAMES"},
+    "parse_error_hint_tool": {"tool": "SAMPLE-TOOL", "call": "SAMPLE-CALL"},
     "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "repeated_error": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "final_answer": {"task": "SAMPLE-TASK"},

@@ -12,24 +12,22 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import functools
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
-from dataclasses import asdict
 from typing import Any
 
 from .. import prompts
-from .._protocol import reply_schema
+from .._protocol import Invoke, Query
+from .._run import Request, Run, Setup
 from ..config import AgentConfig
 from ..errors import ConfigError
 from ..events import AnswerToken, Event, FinalAnswer, RunFinished, last_result
 from ..models.base import ChatModel
-from ..policies._routing import select_tools
-from ..tools._invoker import Approver, ainvoke_all, invoke_all
-from ..tools._toolbox import Toolbox
+from ..policies import Policy, default_policies
+from ..tools import Approver, Toolbox, ainvoke_all, invoke_all
 from ..types import Message, ModelReply, RunResult, Step
 from ._conversation import Conversation
-from ._loop import Invoke, Request, Setup, react, resumable
-from ._model_io import Query, aquery, query
+from ._loop import react, resumable
+from ._model_io import aquery, query
 
 
 class Agent:
@@ -62,31 +60,25 @@ class Agent:
         if max_steps is not None:
             options["max_steps"] = max_steps
         try:
-            config = AgentConfig(**{**asdict(config or AgentConfig()), **options})
+            config = dataclasses.replace(config or AgentConfig(), **options)
         except TypeError as exc:
             raise ConfigError(f"Unknown Agent option: {exc}; see AgentConfig.") from exc
         self.model, self.toolbox, self.config = model, toolbox or Toolbox(), config
+        self.policies: tuple[Policy, ...] = tuple(
+            default_policies(model) if config.policies is None else config.policies)
+        """The policies of this agent's runs (``config.policies``, or the defaults)."""
+        for policy in self.policies:
+            policy.check_model(model)
         guarded = [t.name for t in self.toolbox.values() if t.requires_approval]
         if guarded and approver is None:
             raise ConfigError(
                 f"{', '.join(guarded)} require approval: pass approver=... to Agent, a function "
                 "(tool, args) -> bool (approver=lambda tool, args: True approves everything)."
             )
-        if config.constrained == "on" and not getattr(model, "accepts_schema", False):
-            raise ConfigError(
-                f"constrained='on' needs a backend that takes a reply schema; "
-                f"{getattr(model, 'name', type(model).__name__)} does not (use 'auto' or 'off')."
-            )
         self.approver, self.callbacks = approver, list(callbacks)
         self.system_prompt = prompts.render_system_prompt(
             self.toolbox, config.instructions, config.system_prompt
         )
-
-    @functools.cached_property
-    def reply_schema(self) -> dict[str, Any]:
-        """The JSON Schema of a valid reply for the whole toolbox (built on first use: only
-        constrained runs need it); see :func:`react_agent._protocol.reply_schema`."""
-        return reply_schema(self.toolbox)
 
     def run(self, task: str) -> RunResult:
         """Run ``task`` to the end and return the result (see :meth:`iter` for the events)."""
@@ -121,7 +113,7 @@ class Agent:
         """
         if result.status == "final_answer":
             raise ConfigError("This run already has a final answer; there is nothing to resume.")
-        messages, steps = resumable(result, self.system_prompt)
+        messages, steps = resumable(result, self.system_prompt, self.policies)
         budget = max_steps or self.config.max_steps
         return self._drive(self._loop(result.task, messages, steps, budget, resumed=True))
 
@@ -177,8 +169,7 @@ class Agent:
             value, error = None, None
             try:
                 if isinstance(item, Query):
-                    async for piece in aquery(self.model, item, stream=self.config.stream,
-                                              constrained=self.config.constrained):
+                    async for piece in aquery(self.model, item, stream=self.config.stream):
                         if isinstance(piece, ModelReply):
                             value = piece
                         else:
@@ -210,7 +201,6 @@ class Agent:
             try:
                 if isinstance(item, Query):
                     value = yield from query(self.model, item, stream=self.config.stream,
-                                             constrained=self.config.constrained,
                                              notify=self._notify)
                 elif isinstance(item, Invoke):
                     value = invoke_all(self.toolbox, item.calls, **self._invoke_options())
@@ -224,23 +214,24 @@ class Agent:
         self, task: str, history: list[Message], steps: list[Step], budget: int,
         resumed: bool = False,
     ) -> Generator[Request, Any, None]:
-        """The loop (:func:`react_agent.agent._loop.react`) for ``task``, set up with this agent's
-        tools, prompt and options; ``history``: earlier messages (or, ``resumed``, all of them)."""
-        config = self.config
-        shown = self.toolbox if resumed else select_tools(
-            self.toolbox, task, mode=config.routing, threshold=config.routing_threshold,
-            top_k=config.routing_top_k,
-        )
+        """The loop (:func:`~react_agent.agent._loop.react`) for ``task``, set up with this
+        agent's tools, prompt and policies; ``history``: earlier messages (or, ``resumed``, all
+        of them)."""
+        config, shown = self.config, self.toolbox
+        if not resumed:
+            for policy in self.policies:
+                shown = policy.tools(task, shown)
         system = self.system_prompt if shown is self.toolbox else \
             prompts.render_system_prompt(shown, config.instructions, config.system_prompt)
-        schema = None if config.constrained == "off" else \
-            self.reply_schema if shown is self.toolbox else reply_schema(shown)
         earlier = history[1:] if history and history[0]["role"] == "system" else history
         messages = history if resumed else [
             {"role": "system", "content": system}, *earlier, {"role": "user", "content": task}
         ]
-        run = RunResult(task, "max_steps", None, steps, messages=messages, tools=[*shown.names])
-        return react(Setup(self.toolbox, shown, system, schema, config), run, budget)
+        result = RunResult(task, "max_steps", None, steps, messages=messages,
+                           tools=[*shown.names])
+        setup = Setup(self.toolbox, shown, system, self.policies, config.max_parse_retries,
+                      config.max_repeats)
+        return react(Run(setup, result), budget)
 
     def _invoke_options(self) -> dict[str, Any]:
         return {

@@ -19,7 +19,7 @@ from .. import prompts
 from .._persist import read_json, write_atomically
 from ..errors import ConfigError
 from ..events import Event, HistoryCompressed, RunFinished, last_result
-from ..models.base import ChatModel
+from ..models.base import ChatModel, estimate_tokens
 from ..types import Message, RunResult
 
 SUMMARY_ACK = '{"thought": "I have the summary of our earlier conversation.", ' \
@@ -170,10 +170,3 @@ def transcript(messages: list[Message]) -> str:
     """Messages as plain ``User:``/``Assistant:`` lines, for the summarising prompt."""
     names = {"user": "User", "assistant": "Assistant", "system": "System"}
     return "\n".join(f"{names.get(m['role'], m['role'])}: {m['content']}" for m in messages)
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough token count: ASCII characters / 4 plus one per other character (CJK text runs
-    about one token per character in common tokenizers)."""
-    other = sum(1 for c in text if ord(c) > 127)
-    return (len(text) - other + 3) // 4 + other

@@ -11,42 +11,28 @@ Text pieces become :class:`~react_agent.events.ModelToken` and
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from .._protocol import Query
 from ..errors import ModelError
 from ..events import AnswerToken, Event, ModelToken
 from ..models.base import ChatModel
-from ..parsing._stream import FinalAnswerStream
-from ..types import Message, ModelReply, Step
-
-
-@dataclass
-class Query:
-    """The loop needs the model's reply to ``messages`` (recorded on ``step``), constrained to
-    ``schema`` where the backend can; ``answer_tokens``: stream a final answer in the reply as
-    ``AnswerToken`` events (not for a draft that a review call may replace); ``answer_floor``:
-    take the final answer when the model gives it this probability (backends with
-    ``accepts_answer_floor``, see :mod:`react_agent.models._answer_floor`)."""
-
-    messages: list[Message]
-    step: Step
-    schema: dict[str, Any] | None = None
-    answer_tokens: bool = True
-    answer_floor: float | None = None
+from ..parsing import FinalAnswerStream
+from ..types import ModelReply
 
 
 class ModelCall:
     """What the sync and async edges share: the call's options, its token events, and the
     reply's timing and token usage recorded on the step."""
 
-    def __init__(self, model: ChatModel, query: Query, constrained: str) -> None:
+    def __init__(self, model: ChatModel, query: Query) -> None:
         self.model, self.step, self.messages = model, query.step, query.messages
         accepts = query.schema is not None and getattr(model, "accepts_schema", False)
         self.options: dict[str, Any] = (
-            {"schema": query.schema, "strict": constrained == "on"} if accepts else {})
+            {"schema": query.schema, "strict": query.strict} if accepts else {})
         if query.answer_floor is not None and getattr(model, "accepts_answer_floor", False):
             self.options["answer_floor"] = query.answer_floor
         self.answer = FinalAnswerStream() if query.answer_tokens else None
@@ -66,8 +52,6 @@ class ModelCall:
         self.step.prompt_tokens = reply.prompt_tokens
         self.step.completion_tokens = reply.completion_tokens
         self.step.finish_reason = reply.finish_reason
-        self.step.answer_probability = reply.answer_probability
-        self.step.answer_taken = reply.answer_taken
         return reply
 
     def timed(self) -> None:
@@ -88,7 +72,7 @@ class ModelCall:
 
 
 def query(
-    model: ChatModel, request: Query, *, stream: bool, constrained: str,
+    model: ChatModel, request: Query, *, stream: bool,
     notify: Callable[[Event], Any],
 ) -> Generator[Event, None, ModelReply]:
     """Ask the model, yielding token events (each passed to ``notify`` first); returns the reply.
@@ -96,7 +80,7 @@ def query(
     Raises:
         ModelError: the backend failed, or its stream ended without a whole reply.
     """
-    call = ModelCall(model, request, constrained)
+    call = ModelCall(model, request)
     try:
         for piece in _pieces(call, stream):
             if isinstance(piece, ModelReply):
@@ -110,10 +94,10 @@ def query(
 
 
 async def aquery(
-    model: ChatModel, request: Query, *, stream: bool, constrained: str
+    model: ChatModel, request: Query, *, stream: bool
 ) -> AsyncIterator[Event | ModelReply]:
     """:func:`query` for asyncio: token events, then the reply (last)."""
-    call = ModelCall(model, request, constrained)
+    call = ModelCall(model, request)
     try:
         async for piece in _apieces(call, stream):
             if isinstance(piece, ModelReply):
@@ -138,12 +122,19 @@ def _pieces(call: ModelCall, stream: bool) -> Iterator[str | ModelReply]:
 
 
 async def _apieces(call: ModelCall, stream: bool) -> AsyncIterator[str | ModelReply]:
+    """The reply's pieces for asyncio: ``astream``/``acomplete`` when the backend has them; a
+    synchronous ``stream`` or ``complete`` (the embedded model, the scripted one) runs in a
+    worker thread."""
     astream = getattr(call.model, "astream", None) if stream else None
+    sync_stream = getattr(call.model, "stream", None) if stream else None
     acomplete = getattr(call.model, "acomplete", None)
     model, messages, options = call.model, call.messages, call.options
     try:
         if astream is not None:
             async for piece in astream(messages, **options):
+                yield piece
+        elif sync_stream is not None:
+            async for piece in in_thread(lambda: sync_stream(messages, **options)):
                 yield piece
         elif acomplete is not None:
             yield await acomplete(messages, **options)
@@ -151,6 +142,49 @@ async def _apieces(call: ModelCall, stream: bool) -> AsyncIterator[str | ModelRe
             yield await asyncio.to_thread(lambda: model.complete(messages, **options))
     except Exception as exc:
         raise call.failed(exc) from exc
+
+
+async def in_thread(make: Callable[[], Iterator[Any]]) -> AsyncIterator[Any]:
+    """Iterate a synchronous iterator in one worker thread; stop it (in that thread) when the
+    consumer stops early: a generator given up early is closed in its thread, which ends its
+    ``with`` blocks (the embedded model's lock) and stops the generation."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+    stop = threading.Event()
+
+    def put(kind: str, value: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+        except RuntimeError:  # the event loop is gone: nobody is listening any more
+            stop.set()
+
+    def work() -> None:
+        iterator = make()
+        try:
+            for item in iterator:
+                put("item", item)
+                if stop.is_set():
+                    break
+            else:
+                put("end", None)
+        except BaseException as exc:  # handed to the consumer
+            put("error", exc)
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()
+
+    loop.run_in_executor(None, work)
+    try:
+        while True:
+            kind, value = await queue.get()
+            if kind == "end":
+                break
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        stop.set()  # the thread stops after the piece it is waiting for
 
 
 def model_name(model: ChatModel) -> str:

@@ -92,23 +92,34 @@ def load_tasks(path: str | os.PathLike[str]) -> list[BatchTask]:
 
 
 def _task(data: dict[str, Any], number: str, folder: Path) -> BatchTask:
+    if not isinstance(data, dict):
+        raise ValueError("a task is a JSON object")
     turns = data.get("turns", [data])
     if not isinstance(turns, list) or not turns:
         raise ValueError("turns must be a non-empty list")
+    for key, kind in (("id", (str, int)), ("tools", str), ("shape", str)):
+        if data.get(key) is not None and (not isinstance(data[key], kind)
+                                          or isinstance(data[key], bool)):
+            raise ValueError(f"{key} must be a string")
+    expected = data.get("expected") or []
+    if not isinstance(expected, list) or not all(isinstance(e, str) for e in expected):
+        raise ValueError("expected must be a list of strings the final answer must contain")
     pairs = []
     for turn in turns:
-        if not isinstance(turn.get("task"), str) or not turn["task"].strip():
+        if not isinstance(turn, dict) or not isinstance(turn.get("task"), str) \
+                or not turn["task"].strip():
             raise ValueError("task must be a non-empty string")
         spec = {k: turn[k] for k in checks.CHECK_KEYS if k in turn}
         checks.validate(spec)
         pairs.append((turn["task"], spec))
     max_steps = data.get("max_steps")
-    if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+    if max_steps is not None and (not isinstance(max_steps, int) or isinstance(max_steps, bool)
+                                  or max_steps < 1):
         raise ValueError("max_steps must be a positive integer")
     return BatchTask(
         id=str(data.get("id", number)), task=pairs[0][0], tools=_tools_spec(data.get("tools"),
                                                                            folder),
-        expected=tuple(data.get("expected") or ()), checks=pairs[-1][1],
+        expected=tuple(expected), checks=pairs[-1][1],
         turns=tuple(pairs) if "turns" in data else (), max_steps=max_steps,
         shape=data.get("shape"),
     )
@@ -129,10 +140,16 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     a crash is passed over).
 
     Raises:
-        ConfigError: the file exists but cannot be read.
+        ConfigError: the file exists but cannot be read, or a line is not a result record.
     """
-    return [r for _, r in read_json_lines(path, "results file", missing_ok=True,
-                                          skip_broken="all")]
+    records = []
+    for number, record in read_json_lines(path, "results file", missing_ok=True,
+                                          skip_broken="all"):
+        if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
+            raise ConfigError(f"{path}, line {number}: not a result record (an object with an "
+                              "id); is this the results file of a batch?")
+        records.append(record)
+    return records
 
 
 def run_batch(

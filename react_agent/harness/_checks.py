@@ -61,36 +61,57 @@ def has_checks(spec: Spec) -> bool:
 
 
 def validate(spec: Spec) -> None:
-    """Check that the checks of ``spec`` are well formed.
+    """Check that the checks of ``spec`` are well formed, before any task runs.
 
     Raises:
-        ValueError: an unknown rule, a call without a name, an index of ``call_order`` out of
-            range, or an answer rule of the wrong shape (the message says which).
+        ValueError: a check of the wrong shape (a list that is not a list, a call without a
+            name, an unknown rule, an index of ``call_order`` out of range, ...); the message
+            names the key at fault.
     """
-    calls = spec.get("expected_calls", [])
-    if not isinstance(calls, list):
-        raise ValueError("expected_calls must be a list")
+    calls = _typed(spec, "expected_calls", list, [])
     for n, call in enumerate(calls):
         if not isinstance(call, dict) or not isinstance(call.get("name"), str):
             raise ValueError(f"expected_calls[{n}] needs a name")
-        if not isinstance(call.get("args", {}), dict):
-            raise ValueError(f"expected_calls[{n}].args must be an object")
-        for key, rule in call.get("args_match", {}).items():
+        _typed(call, "args", dict, {}, f"expected_calls[{n}].")
+        for key, rule in _typed(call, "args_match", dict, {}, f"expected_calls[{n}].").items():
+            if not isinstance(rule, dict):
+                raise ValueError(f"expected_calls[{n}].args_match.{key} must be an object")
             unknown = set(rule) - {*RULES, "optional"}
             if unknown:
                 raise ValueError(f"expected_calls[{n}].args_match.{key}: unknown rule "
                                  f"{sorted(unknown)[0]!r} (known: {', '.join(RULES)}, optional)")
-    for group in spec.get("call_order", []):
-        if not all(isinstance(i, int) and 0 <= i < len(calls) for i in group):
-            raise ValueError(f"call_order group {group} names a call that is not expected")
-    rules = spec.get("final_answer", {})
+    for group in _typed(spec, "call_order", list, []):
+        if not isinstance(group, list) or not all(
+                isinstance(i, int) and 0 <= i < len(calls) for i in group):
+            raise ValueError(f"call_order group {group!r} names a call that is not expected")
+    _typed(spec, "parallel_allowed", bool, False)
+    rules = _typed(spec, "final_answer", dict, {})
     for key in ("must_contain", "must_not_contain"):
-        if not all(isinstance(s, str) for s in rules.get(key, [])):
+        if not all(isinstance(s, str) for s in _typed(rules, key, list, [], "final_answer.")):
             raise ValueError(f"final_answer.{key} must be a list of strings")
-    if not all(isinstance(g, list) and g for g in rules.get("must_contain_any", [])):
-        raise ValueError("final_answer.must_contain_any must be a list of non-empty lists")
-    if not isinstance(spec.get("forbidden_tools", []), list):
-        raise ValueError("forbidden_tools must be a list")
+    if not all(isinstance(g, list) and g and all(isinstance(s, str) for s in g)
+               for g in _typed(rules, "must_contain_any", list, [], "final_answer.")):
+        raise ValueError("final_answer.must_contain_any must be a list of non-empty lists of "
+                         "strings")
+    if not all(isinstance(s, str) for s in _typed(spec, "forbidden_tools", list, [])):
+        raise ValueError("forbidden_tools must be a list of tool names")
+    memory = _typed(spec, "memory", dict, {})
+    if not all(isinstance(s, str)
+               for s in _typed(memory, "model_input_must_contain", list, [], "memory.")):
+        raise ValueError("memory.model_input_must_contain must be a list of strings")
+
+
+def _typed(spec: Spec, key: str, kind: type, default: Any, prefix: str = "") -> Any:
+    """``spec[key]`` when it is a ``kind`` (``default`` when absent).
+
+    Raises:
+        ValueError: it is of another type.
+    """
+    value = spec.get(key, default)
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        name = "an object" if kind is dict else f"a {kind.__name__}"
+        raise ValueError(f"{prefix}{key} must be {name}, not {type(value).__name__}")
+    return value
 
 
 def call_problems(result: RunResult, spec: Spec) -> list[str]:

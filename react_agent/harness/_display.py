@@ -1,12 +1,15 @@
 """Printing a run's thought chain (Thought / Action / Observation / Final answer).
 
-The library never prints; the CLI subscribes a :class:`Printer` to the run's events.
+The library never prints; the CLI subscribes a :class:`Printer` to the run's events. Every text
+that comes from a model, a tool or a file goes through :func:`safe` first, so that it cannot
+drive the terminal (clear the screen, set the title, write the clipboard, hide text).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import TextIO
 
@@ -14,17 +17,30 @@ from ..events import (
     Event,
     FinalAnswer,
     HistoryCompressed,
-    LoopBroken,
     ModelCallFinished,
     ModelToken,
     ParseFailed,
-    RepeatSetAside,
+    PolicyNote,
     ReplyParsed,
     RunFinished,
     RunStarted,
     ToolFinished,
 )
 from ..types import RunResult
+
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a terminal may act on: C0 and C1 controls but tab and newline (ESC starts the
+sequences that move the cursor, set the title or write the clipboard; CR rewrites a line), and
+the bidirectional formatting characters that reorder what is shown."""
+
+
+def safe(text: str) -> str:
+    """``text`` with every character a terminal would act on written as a visible escape
+    (``\x1b``, ``\u202e``); tabs and line breaks stay."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                       else f"\\u{ord(m.group()):04x}", text)
+
 
 _STYLES = {
     "task": "1", "thought": "36", "action": "33", "observation": "32", "error": "31",
@@ -79,17 +95,9 @@ class Printer:
         elif isinstance(event, ReplyParsed):
             if event.reply.thought:
                 self._line("thought", "Thought", event.reply.thought)
-            if event.step.answer_taken:
-                self._line("thought", "Answer floor", "the model gave the final answer "
-                           f"{event.step.answer_probability or 0:.0%} of the probability where "
-                           "it chose its action; taking it instead of a tool call")
             for call in event.reply.tool_calls:
                 args = json.dumps(call.args, ensure_ascii=False)
                 self._line("action", "Action", f"{call.name} {args}")
-            for call in event.step.held_calls:
-                args = json.dumps(call.args, ensure_ascii=False)
-                self._line("thought", "Held", f"{call.name} {args} (values stated neither by the "
-                           "user nor by a result yet; not run)")
         elif isinstance(event, ToolFinished):
             text = event.result.observation
             if len(text) > self.max_observation_chars:
@@ -101,16 +109,8 @@ class Printer:
             label = ("Draft answer" if event.draft else
                      "Final answer (best effort)" if event.best_effort else "Final answer")
             self._line("final", label, event.text)
-            if event.draft:
-                self._line("thought", "Review", "the draft answer " +
-                           " and ".join(event.reasons) + "; asking again in a focused call")
-        elif isinstance(event, RepeatSetAside):
-            self._line("thought", "Repeat", "the run already has the results of "
-                       f"{_count(len(event.step.tool_calls), 'call')}; not run again, asking for "
-                       "the final answer instead")
-        elif isinstance(event, LoopBroken):
-            self._line("thought", "Loop", "the model repeats calls whose results it already has;"
-                       " asking for the final answer in a focused call")
+        elif isinstance(event, PolicyNote):
+            self._line("thought", event.label, event.text)
         elif isinstance(event, RunFinished):
             if self._streaming:  # interrupted mid-reply
                 print(file=self.stream)
@@ -121,6 +121,7 @@ class Printer:
             self._line("status", "Status", summary(event.result))
 
     def _token(self, text: str) -> None:
+        text = safe(text)
         if not self._streaming:
             self._streaming = True
             text = "Model: " + text
@@ -129,7 +130,7 @@ class Printer:
         print(text, end="", file=self.stream, flush=True)
 
     def _line(self, style: str, label: str, text: str) -> None:
-        head = f"{label}:"
+        head, text = f"{safe(label)}:", safe(text)
         if self.color:
             head = f"\033[{_STYLES[style]}m{head}\033[0m"
         print(f"{head} {text}", file=self.stream, flush=True)

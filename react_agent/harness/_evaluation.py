@@ -113,8 +113,9 @@ def first_turn(agent: Agent, question: str) -> FirstTurn:
         if isinstance(event, RunStarted):
             shown = list(event.tools)
         elif isinstance(event, ReplyParsed):  # the calls as the model wrote them, held or not
-            calls = [*event.reply.tool_calls, *event.step.held_calls]
-            return FirstTurn(event.step, [c.to_dict() for c in calls], shown)
+            held = event.step.records.get("held_calls", [])
+            calls = [*(c.to_dict() for c in event.reply.tool_calls), *held]
+            return FirstTurn(event.step, calls, shown)
         elif isinstance(event, ParseFailed):
             return FirstTurn(event.step, [], shown)
         elif isinstance(event, RunFinished):

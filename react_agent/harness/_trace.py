@@ -12,10 +12,10 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
   made of it: ``stage`` and ``repairs``, ``thought``, ``tool_calls`` (``[{name, args}]``),
   ``final_answer``, or ``parse_error`` (the problem) when the reply was unusable;
   ``assistant_message`` (what the history kept of the reply) and ``feedback`` (the message
-  sent back for an unusable reply); ``best_effort`` for the extra call after ``max_steps``,
-  ``review`` for the call that checked the draft final answer, with ``review_reasons`` (why),
-  ``repeat`` for a reply set aside as a repeat (not run, not in the history), ``held_calls``
-  for calls of the reply that waited for results (not run; ``tool_calls`` holds the others).
+  sent back for an unusable reply); ``origin`` (the policy that made an extra call, else
+  ``null``), ``records`` (what the policies recorded on the step, by policy), ``notes`` (what
+  they did, in words, so far) and ``in_history`` (the reply stayed in the history).
+- ``note``: ``step``, ``policy``, ``label``, ``text``: a policy acted (as printed).
 - ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
   ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
 - ``observation``: ``step``, ``message`` (the user message that carried the step's
@@ -38,17 +38,17 @@ from pathlib import Path
 from typing import IO, Any
 
 from .. import prompts
-from .._persist import read_json_lines
-from ..agent._loop import LOOP_REASON, observation_message
+from .._persist import append_json_lines, read_json_lines
+from .._protocol import observation_message
+from ..agent._loop import resumable
 from ..errors import ConfigError
 from ..events import (
     Event,
     FinalAnswer,
-    LoopBroken,
     ModelCallStarted,
     ObservationSent,
     ParseFailed,
-    RepeatSetAside,
+    PolicyNote,
     ReplyParsed,
     RunFinished,
     RunStarted,
@@ -56,7 +56,8 @@ from ..events import (
     ToolStarted,
 )
 from ..parsing._reply import strip_reasoning
-from ..types import Message, RunResult, Step, ToolResult
+from ..policies import default_policies
+from ..types import RunResult, Step, ToolResult
 
 
 class TraceWriter:
@@ -65,18 +66,25 @@ class TraceWriter:
     Args:
         path: the trace file; created (with its folder) or overwritten.
         model: the model's name, recorded in ``run_start``.
+        append: add to the file instead of overwriting it (a continued run written to the
+            trace of the run it continues; :func:`read_trace` puts them together).
 
     Raises:
         ConfigError: the file cannot be opened for writing.
     """
 
-    def __init__(self, path: str | os.PathLike[str], model: str | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], model: str | None = None, append: bool = False
+    ) -> None:
         self.path, self.model = Path(path), model
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file: IO[str] = self.path.open(
-                "w", encoding="utf-8", errors="backslashreplace"  # see persist.write_atomically
-            )
+            if append:
+                self._file: IO[str] = append_json_lines(self.path)
+            else:
+                self._file = self.path.open(
+                    "w", encoding="utf-8", errors="backslashreplace"  # see write_atomically
+                )
         except OSError as exc:
             raise ConfigError(f"Cannot write the trace {self.path}: {exc.strerror or exc}") from exc
         self._sent: tuple[int, int] = (0, 0)
@@ -84,7 +92,8 @@ class TraceWriter:
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunStarted):
             self._write("run_start", task=event.task, system_prompt=event.system_prompt,
-                        tools=list(event.tools), model=self.model)
+                        tools=list(event.tools), model=self.model,
+                        resumed_steps=event.resumed_steps)
         elif isinstance(event, ModelCallStarted):
             self._sent = (event.message_count, event.message_chars)
         elif isinstance(event, (ReplyParsed, ParseFailed)):
@@ -102,10 +111,12 @@ class TraceWriter:
                 message_chars=self._sent[1], raw_output=step.raw_output,
                 seconds=round(step.model_seconds, 6), prompt_tokens=step.prompt_tokens,
                 completion_tokens=step.completion_tokens, finish_reason=step.finish_reason,
-                best_effort=step.best_effort, review=step.review,
-                review_reasons=step.review_reasons, repeat=step.repeat,
-                held_calls=[c.to_dict() for c in step.held_calls], **parsed,
+                origin=step.origin, records=step.records, notes=step.notes,
+                in_history=step.in_history, **parsed,
             )
+        elif isinstance(event, PolicyNote):
+            self._write("note", step=event.step.index, policy=event.policy, label=event.label,
+                        text=event.text)
         elif isinstance(event, ToolFinished):
             self._write("tool_call", step=event.step.index, **event.result.to_dict())
         elif isinstance(event, ObservationSent):
@@ -137,66 +148,99 @@ def read_trace(path: str | os.PathLike[str]) -> list[RunResult]:
 
     A run without its ``run_end`` record (the process was killed) is rebuilt from its
     ``model_call`` and ``tool_call`` records, with status ``interrupted`` and an error that
-    says so. A cut-off last line is ignored.
+    says so; a continued run (``run --resume``) whose trace was appended to the same file is
+    rebuilt on top of the steps of the run it continued. A cut-off last line is ignored.
 
     Raises:
-        ConfigError: the file cannot be read, or holds no ``run_start`` record.
+        ConfigError: the file cannot be read, holds no ``run_start`` record, or a record is
+            malformed (the message names the file, the line and the field at fault).
     """
     runs: list[RunResult] = []
-    current: list[dict[str, Any]] | None = None
-    for _, record in read_json_lines(path, "trace", skip_broken="last"):
+    current: list[tuple[int, dict[str, Any]]] | None = None
+    for number, record in read_json_lines(path, "trace", skip_broken="last"):
+        where = f"{path}, line {number}"
         kind = record.get("type") if isinstance(record, dict) else None
         if kind == "run_start":
             if current is not None:
-                runs.append(_rebuild(current))
-            current = [record]
+                runs.append(_rebuild(current, runs, path))
+            current = [(number, record)]
         elif current is not None and kind == "run_end":
-            runs.append(RunResult.from_dict(record["result"]))
+            if not isinstance(record.get("result"), dict):
+                raise ConfigError(f"{where}: a run_end record without its result.")
+            runs.append(RunResult.from_dict(record["result"], f"{where}: result"))
             current = None
         elif current is not None:
-            current.append(record)
+            current.append((number, record))
     if current is not None:
-        runs.append(_rebuild(current))
+        runs.append(_rebuild(current, runs, path))
     if not runs:
         raise ConfigError(f"{path} holds no run (no run_start record); is it a trace?")
     return runs
 
 
-def _rebuild(records: list[dict[str, Any]]) -> RunResult:
+def _rebuild(
+    records: list[tuple[int, dict[str, Any]]], earlier: list[RunResult],
+    path: str | os.PathLike[str],
+) -> RunResult:
     """A RunResult from the records of a run that did not end: its steps, and the messages the
-    model was sent (the history to resume from), rebuilt step by step."""
-    start = records[0]
+    model was sent (the history to resume from), rebuilt step by step; a continued run starts
+    from the run before it in the file."""
+    number, start = records[0]
+    try:
+        task = start["task"]
+        if not isinstance(task, str):
+            raise TypeError("task is not a string")
+        resumed = int(start.get("resumed_steps") or 0)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}, line {number}: a malformed run_start record ({exc}).") from exc
     steps: dict[int, Step] = {}
     calls: dict[int, dict[str, Any]] = {}
     observations: dict[int, str] = {}
-    for r in records[1:]:
-        if r["type"] == "model_call":
-            calls[r["step"]] = r
-            steps[r["step"]] = Step.from_dict({
-                **r, "index": r["step"], "error": r.get("parse_error"),
-                "model_seconds": r.get("seconds"), "results": [],
-            })
-        elif r["type"] == "tool_call" and r["step"] in steps:
-            steps[r["step"]].results.append(ToolResult.from_dict(r))
-        elif r["type"] == "observation":
-            observations[r["step"]] = r["message"]
+    for number, r in records[1:]:
+        where = f"{path}, line {number}"
+        try:
+            kind, index = r.get("type"), r.get("step")
+            if kind not in ("model_call", "tool_call", "note", "observation"):
+                continue
+            if not isinstance(index, int):
+                raise TypeError(f"its step is {index!r}, not a step number")
+            if kind == "model_call":
+                calls[index] = r
+                steps[index] = Step.from_dict({
+                    **r, "index": index, "error": r.get("parse_error"),
+                    "model_seconds": r.get("seconds"), "results": [],
+                }, where)
+            elif kind == "tool_call" and index in steps:
+                steps[index].results.append(ToolResult.from_dict(r, where))
+            elif kind == "note" and index in steps:
+                note = [str(r["policy"]), str(r["label"]), str(r["text"])]
+                if note not in steps[index].notes:
+                    steps[index].notes.append(note)
+            elif kind == "observation" and isinstance(r.get("message"), str):
+                observations[index] = r["message"]
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"{where}: a malformed {r.get('type', 'trace')} record "
+                              f"({type(exc).__name__}: {exc}).") from exc
     ordered = [steps[i] for i in sorted(steps)]
-    messages: list[Message] = [
-        {"role": "system", "content": start.get("system_prompt", "")},
-        {"role": "user", "content": start["task"]},
-    ]
-    for step in ordered:
-        if step.best_effort or step.review or step.repeat:
-            continue  # not in the history
+    if resumed and earlier:  # a continued run: the run it continued, as the resume began
+        messages, before = resumable(earlier[-1], start.get("system_prompt") or "",
+                                     tuple(default_policies()))
+        ordered = [*before[:resumed], *ordered]
+    else:
+        messages = [{"role": "system", "content": str(start.get("system_prompt") or "")},
+                    {"role": "user", "content": task}]
+    for step in ordered[resumed if resumed and earlier else 0:]:
+        if not step.in_history or step.index not in calls:
+            continue
         record = calls[step.index]
         kept = record.get("assistant_message") or strip_reasoning(step.raw_output)
-        messages.append({"role": "assistant", "content": kept})
-        answer = _answer_sent(step, record, observations.get(step.index), start["task"])
+        messages.append({"role": "assistant", "content": str(kept)})
+        answer = _answer_sent(step, record, observations.get(step.index), task)
         if answer is None:
             break  # the run stopped during this step: a resume asks it again
         messages.append({"role": "user", "content": answer})
     return RunResult(
-        start["task"], "interrupted", None, ordered,
+        task, "interrupted", None, ordered,
         error="The trace ends before the run did: the process stopped mid-run.",
         messages=messages,
     )
@@ -217,32 +261,37 @@ def _answer_sent(
 
 
 def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]:
-    """The events a live run would have given for ``result``, for printing a saved run."""
+    """The events a live run would have given for ``result``, for printing a saved run. A
+    policy's notes come after the reply they are about, or, on an extra call a policy made,
+    before it."""
     system = system_prompt or next(
         (m["content"] for m in result.messages if m["role"] == "system"), ""
     )
     yield RunStarted(result.task, system)
     for n, step in enumerate(result.steps, 1):
-        if step.review and step.review_reasons == [LOOP_REASON]:
-            yield LoopBroken(result.steps[n - 2])
+        notes = [PolicyNote(step, *note) for note in step.notes]
+        if step.origin is not None:
+            yield from notes
         yield ModelCallStarted(step.index)
         if step.reply is None:
             yield ParseFailed(step, step.error or "")
         else:
             yield ReplyParsed(step, step.reply)
-            if step.repeat:
-                yield RepeatSetAside(step)
-                continue
+        if step.origin is None:
+            yield from notes
+        if step.in_history:
             for call in step.tool_calls:
                 yield ToolStarted(step, call)
             for tool_result in step.results:
                 yield ToolFinished(step, tool_result)
-            if step.final_answer is not None and not step.review:
-                review = result.steps[n] if n < len(result.steps) and result.steps[n].review \
-                    else None
-                yield FinalAnswer(step, step.final_answer, best_effort=step.best_effort,
-                                  draft=review is not None,
-                                  reasons=tuple(review.review_reasons) if review else ())
-        if step.review and result.final_answer is not None:
+        if step.final_answer is not None and step.origin is None:
+            following = result.steps[n] if n < len(result.steps) else None
+            reasons = following.records.get("review", {}).get("reasons", []) \
+                if following is not None and following.origin == "review" else None
+            yield FinalAnswer(step, step.final_answer, draft=reasons is not None,
+                              reasons=tuple(reasons or ()))
+        elif step.final_answer is not None and step.origin == "best_effort":
+            yield FinalAnswer(step, step.final_answer, best_effort=True)
+        if step.origin == "review" and result.final_answer is not None:
             yield FinalAnswer(step, result.final_answer)
     yield RunFinished(result)

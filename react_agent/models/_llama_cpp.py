@@ -81,6 +81,10 @@ class LlamaCppModel:
     """``complete``/``stream`` take ``schema=``: llama.cpp then decodes under a grammar built
     from the JSON Schema, so every reply fits it."""
 
+    small_model = True
+    """A small local model: it gets every small-model policy by default
+    (:func:`~react_agent.policies.default_policies`)."""
+
     @property
     def name(self) -> str:
         return self.model_path.name if self.model_path else "local (Qwen2.5-Coder-1.5B-Instruct)"

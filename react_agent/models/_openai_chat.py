@@ -9,10 +9,25 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Sequence
 from typing import Any
 
-from .._protocol import RESPONSE_FORMATS
 from ..errors import ConfigError, ModelError
 from ..types import Message, ModelReply
 from .base import STOP_SEQUENCES
+
+
+def _openai_form(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "json_schema", "json_schema": {"name": "react_step", "schema": schema}}
+
+
+def _llama_form(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "json_object", "schema": schema}
+
+
+RESPONSE_FORMATS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "json_schema": _openai_form,
+    "json_object+schema": _llama_form,
+}
+"""The ``response_format`` spellings a server is asked with, in order (the OpenAI form, then the
+llama.cpp / vLLM / LM Studio form); the first one a server accepts is kept for the session."""
 
 
 class OpenAIChatModel:
@@ -92,7 +107,7 @@ class OpenAIChatModel:
 
     accepts_schema = True
     """``complete``/``stream`` take ``schema=`` (a JSON Schema of the reply) and send it as
-    ``response_format``, trying the spellings of :data:`react_agent._protocol.RESPONSE_FORMATS`
+    ``response_format``, trying the spellings of :data:`RESPONSE_FORMATS`
     in order; the first the server accepts is kept in :attr:`constrained_form` for the session
     (``""`` once every form was rejected: plain prompting from then on, unless ``strict``)."""
 

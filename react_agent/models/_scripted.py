@@ -33,6 +33,9 @@ class ScriptedModel:
     accepts_schema = True
     """The reply schema the agent sends is recorded in :attr:`schemas` (and not enforced)."""
 
+    small_model = True
+    """It replays small models' replies, so it gets the policies they get by default."""
+
     def __init__(
         self, replies: Iterable[str | Responder | ModelReply], *, chunk_chars: int = 5
     ) -> None:

@@ -7,7 +7,9 @@ from typing import Protocol, runtime_checkable
 
 from ..types import Message, ModelReply
 
-__all__ = ["STOP_SEQUENCES", "ChatModel", "Message", "ModelReply", "fresh_state"]
+__all__ = [
+    "STOP_SEQUENCES", "ChatModel", "Message", "ModelReply", "estimate_tokens", "fresh_state",
+]
 
 STOP_SEQUENCES = ("\nObservation:", '\n{"thought"', "\n(the tool result", "\nUser:")
 """Where generation stops: small models go on to invent the observation and the next step after
@@ -38,7 +40,9 @@ class ChatModel(Protocol):
     - ``accepts_answer_floor = True``: ``complete``/``stream`` take ``answer_floor=`` (a
       probability: the reply gives the final answer where the model gives that branch at least
       this much, see :mod:`react_agent.models._answer_floor`) and report what happened in
-      ``ModelReply.answer_probability`` / ``answer_taken``.
+      ``ModelReply.answer_probability`` / ``answer_taken``;
+    - ``small_model = True``: a small model that gets every small-model policy by default
+      (:func:`react_agent.policies.default_policies`).
     """
 
     @property
@@ -54,3 +58,10 @@ def fresh_state(model: object) -> None:
     reset = getattr(model, "reset", None)
     if callable(reset):
         reset()
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count for a backend that reports none: ASCII characters / 4 plus one per
+    other character (CJK text runs about one token per character in common tokenizers)."""
+    other = sum(1 for c in text if ord(c) > 127)
+    return (len(text) - other + 3) // 4 + other

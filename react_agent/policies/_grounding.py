@@ -11,52 +11,54 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from ..types import ToolCall, ToolResult
+from .._run import Policy, Run
+from ..types import Step, ToolCall, ToolResult
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_MAX_LOCAL, _MAX_DOMAIN = 64, 255  # RFC 5321's limits on the two parts of an address
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
 
 
-def ungrounded(call: ToolCall, known: str, found: str = "") -> ToolResult | None:
+def ungrounded(
+    call: ToolCall, known: str, known_digits: Sequence[str], found: Callable[[], str] = str,
+) -> ToolResult | None:
     """A refusal to run ``call`` when one of its string arguments holds an email address or a
     phone number (7 digits or more) found nowhere in ``known`` (the task, the system prompt and
-    the tool results so far): a small model makes such values up instead of looking them up
-    (seen: an email sent to a guessed address). The refusal names the addresses or numbers
-    that ``found`` holds (the task and the successful tool results), closest first, so a model
-    that looked the value up but kept its guess sees which one to use. ``None`` when every such
-    value is grounded."""
-    known_mail = known.casefold()
-    known_digits = [re.sub(r"\D", "", m) for m in _PHONE.findall(known)]
+    the tool results so far, case-folded; ``known_digits``: the digits of each phone number in
+    it): a small model makes such values up instead of looking them up (seen: an email sent to
+    a guessed address). The refusal names the addresses or numbers that ``found()`` holds (the
+    task and the successful tool results), closest first, so a model that looked the value up
+    but kept its guess sees which one to use. ``None`` when every such value is grounded.
+
+    Each argument is scanned once, in time linear in its length."""
     for where, text in strings(call.args):
-        for mail in _EMAIL.findall(text):
-            if mail.casefold() not in known_mail:
-                return _not_grounded(call, where, mail, "address", _EMAIL.findall(found))
+        for mail in _emails(text):
+            if mail.casefold() not in known:
+                return _not_grounded(call, where, mail, "address", _emails(found()))
         for phone in _PHONE.findall(text):
             digits = re.sub(r"\D", "", phone)
             seen = any(digits in k or k in digits for k in known_digits if len(k) >= 7)
             if len(digits) >= 7 and not _DATE.search(phone) and not seen:
-                numbers = [p.strip() for p in _PHONE.findall(found)
+                numbers = [p.strip() for p in _PHONE.findall(found())
                            if len(re.sub(r"\D", "", p)) >= 7 and not _DATE.search(p)]
                 return _not_grounded(call, where, phone, "number", numbers)
     return None
 
 
-_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
-
-
-def unstated(call: ToolCall, said: str, parameters: dict[str, Any] | None = None) -> list[str]:
-    """The argument values of ``call`` that ``said`` (what the user said and the tools returned)
-    does not state: a string of 4 characters or more that it does not hold (ignoring case), a
-    number it does not hold other than a whole number up to 10 (a count or an option such as
-    ``days=3``), unless the value is one of the argument's ``enum`` in ``parameters`` (the
-    tool's JSON Schema). Seen in a reply of several calls: an amount to convert made up before
-    the lookup that gives it, an address written as a description of it."""
-    text = said.casefold()
-    numbers = {float(n.replace(",", "")) for n in _NUMBER.findall(said)}
+def unstated(
+    call: ToolCall, said: str, numbers: set[float], parameters: dict[str, Any] | None = None,
+) -> list[str]:
+    """The argument values of ``call`` that ``said`` (what the user said and the tools returned,
+    case-folded; ``numbers``: the numbers in it) does not state: a string of 4 characters or
+    more that it does not hold, a number it does not hold other than a whole number up to 10 (a
+    count or an option such as ``days=3``), unless the value is one of the argument's ``enum``
+    in ``parameters`` (the tool's JSON Schema). Seen in a reply of several calls: an amount to
+    convert made up before the lookup that gives it, an address written as a description."""
     props = (parameters or {}).get("properties", {})
     missing = []
     for name, value in call.args.items():
@@ -69,9 +71,40 @@ def unstated(call: ToolCall, said: str, parameters: dict[str, Any] | None = None
                 if float(leaf) not in numbers and not (float(leaf).is_integer() and
                                                        abs(leaf) <= 10):
                     missing.append(str(leaf))
-            elif len(leaf.strip()) > 3 and leaf.strip().casefold() not in text:
+            elif len(leaf.strip()) > 3 and leaf.strip().casefold() not in said:
                 missing.append(leaf)
     return missing
+
+
+def _emails(text: str) -> list[str]:
+    """The email addresses in ``text``, in order, as ``_EMAIL.findall`` finds them, in linear
+    time: each ``@`` is widened to the address around it, at most :data:`_MAX_LOCAL` characters
+    before it and :data:`_MAX_DOMAIN` after (``findall`` alone takes time quadratic in the
+    length of a long run of word characters)."""
+    found: list[str] = []
+    done = 0  # where the last address ended: findall does not look inside a match
+    at = text.find("@")
+    while at != -1:
+        start = at
+        while start > done and at - start < _MAX_LOCAL and _in_local(text[start - 1]):
+            start -= 1
+        end = at + 1
+        while end < len(text) and end - at <= _MAX_DOMAIN and _in_domain(text[end]):
+            end += 1
+        match = _EMAIL.match(text, start, end)
+        if match:
+            found.append(match.group())
+            done = match.end()
+        at = text.find("@", max(at + 1, done))
+    return found
+
+
+def _in_local(char: str) -> bool:
+    return char.isalnum() or char in "_.+-"
+
+
+def _in_domain(char: str) -> bool:
+    return char.isalnum() or char in "_.-"
 
 
 def _not_grounded(
@@ -105,3 +138,18 @@ def leaves(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:
             yield from leaves(item, f"{where}[{n}]")
     elif isinstance(value, (str, int, float)):
         yield where, value
+
+
+@dataclass(frozen=True)
+class GroundContacts(Policy):
+    """Do not run a call whose arguments hold an email address or phone number found in neither
+    the task, the system prompt nor any tool result so far (:func:`ungrounded`): the model is
+    told to look it up. The refusal is the call's result (error ``"ungrounded"``); the call
+    is checked again when the model sends it again."""
+
+    name: ClassVar[str] = "ground_contacts"
+
+    def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
+        facts = run.facts
+        return ungrounded(call, facts.known, facts.known_digits,
+                          lambda: "\n".join([run.task, *facts.ok_observations]))

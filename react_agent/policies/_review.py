@@ -3,25 +3,138 @@
 Small models often write a final answer that drops the values the tools returned ("Yes, bring
 an umbrella" without the rain) or that switches language (a Chinese task answered in English,
 copying an English tool result). :func:`gaps` finds these faults without a model; the loop
-then asks for the answer again in a focused call (``AgentConfig.review_answer="auto"``,
-``prompts/review.md``). The idea of checking a draft before accepting it follows Self-Refine
-(Madaan et al., 2023), with the feedback computed by rules instead of the model.
+then asks for the answer again in a focused call (:class:`Review`). The idea of checking a
+draft before accepting it follows Self-Refine (Madaan et al., 2023), with the feedback computed
+by rules instead of the model.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from .. import _lexical as lexical
-from ..types import ToolResult
+from .. import prompts
+from .._protocol import FINAL_ANSWER_SCHEMA, Query
+from .._run import Policy, Request, Run
+from ..errors import ConfigError, ModelError, OutputParseError
+from ..events import FinalAnswer, ParseFailed, ReplyParsed
+from ..types import Message, Step, ToolResult
 from ._grounding import strings
 
-REVIEW_MODES = ("off", "auto", "always")
-"""``off``: the draft is the final answer; ``auto``: a focused call rewrites it when
-:func:`gaps` finds a fault; ``always``: after every draft in a run that called tools."""
+REVIEW_MODES = ("auto", "always")
+"""``auto``: a focused call rewrites the draft when :func:`gaps` finds a fault; ``always``:
+after every draft in a run that called tools."""
+
+LOOP_REASON = "repeated calls whose results it already had, after being told so"
+"""The review reason of a focused final-answer call made instead of ``loop_detected``."""
+
+
+@dataclass(frozen=True)
+class Review(Policy):
+    """A focused second call for the final answer: the system prompt, then the tools' results
+    and the task (``prompts/policies/review.md``), not the history and not the draft (a 1.5B
+    model asked to check its own draft copies it), under the final-answer schema where the
+    backend constrains decoding. A usable answer replaces the draft; anything else (a tool
+    call, an unusable reply, a model error, an answer with a fault the draft lacks by
+    :func:`gaps`) keeps the draft. In a run that called tools only; the draft is not
+    streamed as answer tokens there, since it may be replaced.
+
+    Also breaks a loop: when the model goes on repeating calls whose results it already has
+    after being warned, the answer is asked for in the same focused call instead of ending
+    with ``loop_detected``.
+
+    The review call is a step with ``origin="review"`` and
+    ``records["review"] = {"reasons": [...]}``; notes on the draft's step.
+
+    Args:
+        mode: ``"auto"``: review a draft written in another script than the task or stating
+            none of the values the tools returned (:func:`gaps`); ``"always"``: every draft.
+
+    Raises:
+        ConfigError: an unknown ``mode``.
+    """
+
+    name: ClassVar[str] = "review"
+    mode: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.mode not in REVIEW_MODES:
+            raise ConfigError(f"Review mode must be one of {', '.join(REVIEW_MODES)}.")
+
+    def before_query(self, run: Run, query: Query) -> None:
+        if query.step.origin is None and run.called_tools:
+            query.answer_tokens = False  # a draft that may be replaced
+
+    def on_final_answer(self, run: Run, step: Step) -> Generator[Request, Any, Step]:
+        answer = run.result.final_answer or ""
+        if not run.called_tools:
+            return step
+        if self.mode == "always":
+            reasons = ["is reviewed every time (Review(mode='always'))"]
+        else:
+            reasons = gaps(run.task, answer, run.facts.results)
+        if not reasons:
+            return step
+        yield FinalAnswer(step, answer, draft=True, reasons=tuple(reasons))
+        return (yield from self.ask_again(run, reasons, "Review", "the draft answer " +
+                                          " and ".join(reasons) + "; asking again in a "
+                                          "focused call"))
+
+    def on_loop(self, run: Run, step: Step) -> Generator[Request, Any, Step | None]:
+        if not all(run.succeeded(call) for call in step.tool_calls):
+            return None
+        return (yield from self.ask_again(run, [LOOP_REASON], "Loop", "the model repeats calls "
+                                          "whose results it already has; asking for the final "
+                                          "answer in a focused call"))
+
+    def ask_again(self, run: Run, reasons: list[str], label: str, why: str
+                  ) -> Generator[Request, Any, Step]:
+        """The focused call, noted as ``label: why`` on its step; returns the step (not in
+        ``run.steps`` if the model failed)."""
+        focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
+            "review", task=run.task, facts=facts(run.facts.results))}]
+        step = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
+        step.records[self.name] = {"reasons": reasons}
+        run.note(step, self.name, label, why)
+        yield from run.flush()
+        draft = run.messages[-1]
+        try:
+            reply = yield from run.ask(focused, step, schema=FINAL_ANSWER_SCHEMA)
+        except ModelError as exc:
+            step.error = f"the review call failed ({exc}); the draft answer stands"
+            return step
+        yield run.answered(step, reply, keep=False)
+        try:
+            parsed = run.read(step, reply)
+        except OutputParseError as exc:
+            yield ParseFailed(step, str(exc))
+            return step
+        yield ReplyParsed(step, parsed)
+        result = run.result
+        if parsed.final_answer and parsed.final_answer.strip() \
+                and not _worse(run, parsed.final_answer, result.final_answer):
+            result.final_answer = parsed.final_answer
+        else:
+            run.messages[-1] = draft
+        step.tool_calls = []  # a tool asked for here is not run: the draft stands
+        return step
+
+
+def _worse(run: Run, answer: str, draft: str | None) -> bool:
+    """Whether the focused ``answer`` has a fault by :func:`gaps` that the ``draft`` it would
+    replace does not have: trading one fault for another is no repair, and the draft came
+    with the model's own reasoning. With no draft (a broken loop) it is never worse."""
+    if draft is None:
+        return False
+    faults = functools.partial(gaps, run.task, results=run.facts.results)
+    return bool(set(faults(answer)) - set(faults(draft)))
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _NUMBER_LIKE = re.compile(r"[\d\s.,:%+\-]*")  # "40%", "-1.5%", "09:30", "" (not words)

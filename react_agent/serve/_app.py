@@ -4,9 +4,9 @@ none.
 :func:`create_app` returns an ASGI app (Starlette) that serves
 
 - ``POST /v1/chat/completions``: with ``tools``, the request is translated into react-agent's
-  protocol (:mod:`react_agent.serve._openai`), the model is asked for one turn
-  (tolerant parsing, argument cleaning, retries the client never sees)
-  and the reply comes back as ``message.tool_calls`` or ``message.content``, whole or as
+  protocol, the model is asked for one turn by the library's engine (tolerant parsing,
+  argument cleaning, the policies of a turn, retries the client never sees) and the reply
+  comes back as ``message.tool_calls`` or ``message.content``, whole or as
   Server-Sent Events (``stream: true``). Without ``tools``, the request goes to the backend as it
   is: an OpenAI-compatible server gets the body unchanged (only ``model`` is set to the served
   one); an in-process model gets the messages.
@@ -30,23 +30,31 @@ import json
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import httpx2
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .._persist import loads
+from .._protocol import Query
+from ..agent._model_io import aquery
 from ..config import AgentConfig
 from ..errors import ConfigError, ModelError, ReactAgentError
+from ..events import ModelToken
 from ..models._openai_chat import OpenAIChatModel
-from ..models.base import ChatModel, ModelReply
+from ..models.base import ChatModel, ModelReply, estimate_tokens
+from ..policies import Policy
+from ..types import Message, Step
 from ._openai import (
     RequestError,
     chunk,
@@ -59,7 +67,7 @@ from ._openai import (
     tool_call_deltas,
     usage,
 )
-from ._turn import TurnResult, model_pieces, reply_tokens, take_turn
+from ._turn import TurnResult, take_turn
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +97,17 @@ class ServeConfig:
     thoughts: bool = True
     """Send the model's thought as ``content`` next to its ``tool_calls``: clients send it back
     with the history, so the model sees its own reasoning on the next turn."""
+    allowed_hosts: tuple[str, ...] | None = None
+    """The ``Host`` header values accepted (names or addresses, no port); ``None``: the
+    loopback names (``localhost``, ``127.0.0.1``, ``::1``) when no ``api_key`` is set, so a
+    web page cannot reach the endpoint by DNS rebinding; any host when one is set."""
+    allowed_origins: tuple[str, ...] = ()
+    """Web origins (``https://app.example``) whose pages may call the endpoint from a browser;
+    they get CORS headers. A request from any other origin (its ``Origin`` header) is refused
+    with 403. Clients outside a browser send no ``Origin``."""
+    policies: Sequence[Policy] | None = None
+    """The small-model policies of each turn (:mod:`react_agent.policies`); ``None``: the
+    library's defaults without the review of the final answer and the best-effort answer."""
 
     def __post_init__(self) -> None:
         if self.concurrency is not None and self.concurrency < 1:
@@ -173,16 +192,74 @@ def create_app(model: ChatModel, config: ServeConfig | None = None) -> Starlette
     """
     service = _Service(model, config or ServeConfig())
     routes = [
-        Route("/v1/chat/completions", service.chat_completions, methods=["POST"]),
-        Route("/v1/models", service.models, methods=["GET"]),
-        Route("/health", service.health, methods=["GET"]),
+        Route("/v1/chat/completions", _answering(service.chat_completions), methods=["POST"]),
+        Route("/v1/models", _answering(service.models), methods=["GET"]),
+        Route("/health", _answering(service.health), methods=["GET"]),
     ]
     handlers: dict[Any, Callable[[Request, Any], Awaitable[Response]]] = {
-        ApiError: _api_error, HTTPException: _http_error, Exception: _internal_error,
+        ApiError: _api_error, HTTPException: _http_error,
     }
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=service.lifespan)
+    middleware = [Middleware(_Guard, config=service.config)]
+    if service.config.allowed_origins:
+        middleware.append(Middleware(
+            CORSMiddleware, allow_origins=list(service.config.allowed_origins),
+            allow_methods=["GET", "POST"], allow_headers=["authorization", "content-type"]))
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=service.lifespan,
+                    middleware=middleware)
     app.state.service = service
     return app
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+"""The host names a server without an API key answers to (see ``ServeConfig.allowed_hosts``)."""
+
+
+class _Guard:
+    """Checks every request before a route sees it, answering in OpenAI's error shape: the
+    ``Host`` (DNS rebinding), the ``Origin`` (a page of another site) and, for a body, that it
+    is JSON (a browser sends a cross-site form or ``text/plain`` body without asking first)."""
+
+    def __init__(self, app: Any, config: ServeConfig) -> None:
+        self.app, self.config = app, config
+        hosts = config.allowed_hosts
+        if hosts is None and config.api_key is None:
+            hosts = LOOPBACK_HOSTS
+        self.hosts = None if hosts is None else {h.strip("[]").lower() for h in hosts}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            refusal = self.refusal(Headers(scope=scope), scope.get("method", "GET"))
+            if refusal is not None:
+                await _api_error_response(refusal)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, headers: Headers, method: str) -> ApiError | None:
+        host = _host_name(headers.get("host", ""))
+        if self.hosts is not None and host not in self.hosts:
+            return ApiError(403, f"This server does not answer to the host {host[:100]!r}; start "
+                            "it with --allow-host (or an --api-key) to allow it.",
+                            code="host_not_allowed")
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.config.allowed_origins:
+            return ApiError(403, f"Requests from web pages of {origin[:100]!r} are not allowed; "
+                            "start the server with --allow-origin to allow them.",
+                            code="origin_not_allowed")
+        if method == "POST":
+            media = headers.get("content-type", "").split(";")[0].strip().lower()
+            if media != "application/json":
+                return ApiError(415, "Send the request body as JSON with the header "
+                                "'Content-Type: application/json'.",
+                                code="unsupported_media_type")
+        return None
+
+
+def _host_name(host: str) -> str:
+    """The name or address of a ``Host`` header, without the port (``[::1]:8000`` -> ``::1``)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 class _Service:
@@ -231,7 +308,7 @@ class _Service:
 
         async def answer() -> Response:
             turn = take_turn(self.model, plan, max_retries=self.config.max_parse_retries,
-                             stream=stream)
+                             stream=stream, policies=self.config.policies)
             if not stream:
                 return self._completion(await _turn_result(turn))
             first = await anext(turn)  # before the headers: a failing backend gets its status
@@ -345,12 +422,12 @@ class _Service:
             raise ApiError(400, str(exc), param=exc.param) from exc
         reply_id, name = new_id("chatcmpl-"), self.model.name
         if body.get("stream") is not True:
-            reply = await _last_reply(model_pieces(self.model, messages))
+            reply = await _last_reply(_pieces(self.model, messages))
             return JSONResponse(completion(
                 reply_id, name, {"role": "assistant", "content": reply.text},
                 reply.finish_reason or "stop", _reply_usage(reply, messages),
             ))
-        pieces = model_pieces(self.model, messages, stream=True)
+        pieces = _pieces(self.model, messages, stream=True)
         first = await anext(pieces)
         include_usage = _include_usage(body)
 
@@ -490,6 +567,18 @@ async def _read_json(request: Request, limit: int) -> dict[str, Any]:
     return body
 
 
+async def _pieces(
+    model: ChatModel, messages: list[Message], stream: bool = False
+) -> AsyncGenerator[str | ModelReply, None]:
+    """The model's reply to plain ``messages`` (no tools): its text pieces as they are written
+    (with ``stream``), then the whole reply; the agent's model I/O."""
+    async for piece in aquery(model, Query(messages, Step(index=1)), stream=stream):
+        if isinstance(piece, ModelReply):
+            yield piece
+        elif isinstance(piece, ModelToken):
+            yield piece.text
+
+
 async def _last_reply(pieces: AsyncIterator[str | ModelReply]) -> ModelReply:
     reply = None
     async for piece in pieces:
@@ -500,8 +589,12 @@ async def _last_reply(pieces: AsyncIterator[str | ModelReply]) -> ModelReply:
     return reply
 
 
-def _reply_usage(reply: ModelReply, messages: list[dict[str, str]]) -> dict[str, int]:
-    return usage(*reply_tokens(reply, messages))
+def _reply_usage(reply: ModelReply, messages: list[Message]) -> dict[str, int]:
+    prompt = reply.prompt_tokens if reply.prompt_tokens is not None else \
+        sum(estimate_tokens(m["content"]) for m in messages)
+    completion = reply.completion_tokens if reply.completion_tokens is not None else \
+        estimate_tokens(reply.text)
+    return usage(prompt, completion)
 
 
 def _include_usage(body: dict[str, Any]) -> bool:
@@ -522,6 +615,10 @@ def _is_json(data: bytes) -> bool:
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
+    return _api_error_response(exc)
+
+
+def _api_error_response(exc: ApiError) -> Response:
     return JSONResponse(error_body(exc.message, exc.kind, exc.param, exc.code),
                         status_code=exc.status, headers=exc.headers)
 
@@ -531,10 +628,24 @@ async def _http_error(request: Request, exc: HTTPException) -> Response:
                         headers=exc.headers)
 
 
-async def _internal_error(request: Request, exc: Exception) -> Response:
-    log.exception("internal error", exc_info=exc)
-    return JSONResponse(error_body(f"Internal error: {type(exc).__name__}: {exc}",
-                                   "server_error"), status_code=500)
+def _answering(
+    route: Callable[[Request], Awaitable[Response]]
+) -> Callable[[Request], Awaitable[Response]]:
+    """``route`` answering an unexpected exception (a bug of ours) with a 500 in OpenAI's
+    shape, logged, and the connection kept: an exception left to the server would close a
+    keep-alive connection under the client's next pooled request."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await route(request)
+        except (ApiError, HTTPException):
+            raise
+        except Exception as exc:
+            log.exception("internal error", exc_info=exc)
+            return JSONResponse(error_body(f"Internal error: {type(exc).__name__}",
+                                           "server_error"), status_code=500)
+
+    return answer
 
 
 @contextlib.contextmanager

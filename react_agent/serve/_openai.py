@@ -24,21 +24,21 @@ import json
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cachetools
 
 from .. import prompts
 from .._persist import loads
-from ..agent._loop import observation_message
+from .._protocol import observation_message
 from ..errors import ReactAgentError, ToolDefinitionError
 from ..harness._evaluation import toolbox_from_specs
 from ..models.base import Message
 from ..tools import _schema as json_schema
 from ..tools._invoker import format_result
 from ..tools._toolbox import Toolbox
-from ..types import ToolCall, ToolResult
+from ..types import Step, ToolCall, ToolResult
 
 TOOL_CHOICES = ("auto", "none", "required", "function")
 ARGUMENT_PIECE_CHARS = 24
@@ -76,12 +76,16 @@ class TurnPlan:
         messages: what the model is sent: the system prompt, then the conversation.
         choice: the request's ``tool_choice``.
         parallel: several calls in one reply are allowed (``parallel_tool_calls``, default true).
+        task: the last user message.
+        steps: the calls of the history and their results, as steps (see :class:`Dialogue`).
     """
 
     toolbox: Toolbox
     messages: list[Message]
     choice: ToolChoice
     parallel: bool = True
+    task: str = ""
+    steps: list[Step] = field(default_factory=list)
 
 
 def read_request(body: dict[str, Any]) -> TurnPlan:
@@ -98,7 +102,8 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
     toolbox = read_tools(body.get("tools"))
     choice = read_tool_choice(body.get("tool_choice"), toolbox)
     parallel = body.get("parallel_tool_calls", True) is not False
-    instructions, conversation = read_messages(body.get("messages"))
+    dialogue = read_messages(body.get("messages"))
+    instructions = dialogue.instructions
     if choice.mode == "function":
         instructions.append(prompts.render("tool_choice_function", tool=choice.name))
     elif choice.mode in ("none", "required"):
@@ -106,8 +111,8 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
     if not parallel and choice.mode != "none":
         instructions.append(prompts.render("one_call"))
     system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions))
-    return TurnPlan(toolbox, [{"role": "system", "content": system}, *conversation], choice,
-                    parallel)
+    return TurnPlan(toolbox, [{"role": "system", "content": system}, *dialogue.conversation],
+                    choice, parallel, dialogue.task, dialogue.steps)
 
 
 def read_tools(specs: Any) -> Toolbox:
@@ -197,9 +202,27 @@ def read_tool_choice(value: Any, toolbox: Toolbox) -> ToolChoice:
     return ToolChoice("function", name)
 
 
-def read_messages(messages: Any) -> tuple[list[str], list[Message]]:
-    """``(instructions, conversation)``: the text of the system/developer messages, and the
-    other messages in react-agent's protocol (see the module docs).
+@dataclass
+class Dialogue:
+    """A request's messages in react-agent's terms.
+
+    Attributes:
+        instructions: the text of the system/developer messages.
+        conversation: the other messages in react-agent's protocol (see the module docs).
+        task: the last user message.
+        steps: the assistant messages that called tools, as steps with those calls and the
+            results the client sent back (the loop's policies read them: a call repeated after
+            its result came back is recognised).
+    """
+
+    instructions: list[str]
+    conversation: list[Message]
+    task: str
+    steps: list[Step]
+
+
+def read_messages(messages: Any) -> Dialogue:
+    """The :class:`Dialogue` of a request's ``messages``.
 
     Raises:
         RequestError: malformed messages, a ``tool`` message answering no earlier tool call,
@@ -209,7 +232,8 @@ def read_messages(messages: Any) -> tuple[list[str], list[Message]]:
         raise RequestError("messages must be a non-empty list.", "messages")
     instructions: list[str] = []
     conversation: list[Message] = []
-    calls: dict[str, ToolCall] = {}
+    calls: dict[str, tuple[ToolCall, Step]] = {}
+    steps: list[Step] = []
     results: list[ToolResult] = []
     task = ""
     for i, message in enumerate(messages):
@@ -224,18 +248,25 @@ def read_messages(messages: Any) -> tuple[list[str], list[Message]]:
             task = _text(message.get("content"), where)
             conversation.append({"role": "user", "content": task})
         elif role == "assistant":
-            content = _assistant(message, where, calls)
+            content, made = _assistant(message, where)
             conversation.append({"role": "assistant", "content": content})
+            if made:
+                step = Step(index=len(steps) + 1, raw_output=content,
+                            tool_calls=[call for _, call in made])
+                steps.append(step)
+                calls.update((call_id, (call, step)) for call_id, call in made)
         elif role == "tool":
-            call = calls.get(str(message.get("tool_call_id")))
-            if call is None:
+            found = calls.get(str(message.get("tool_call_id")))
+            if found is None:
                 raise RequestError(
                     f"{where} answers tool_call_id {message.get('tool_call_id')!r}, which no "
                     "earlier assistant message's tool_calls has.",
                     f"{where}.tool_call_id",
                 )
             observation = format_result(_text(message.get("content"), where))
-            results.append(ToolResult(call, observation, ok=True))
+            result = ToolResult(found[0], observation, ok=True, args=found[0].args)
+            results.append(result)
+            found[1].results.append(result)
         else:
             raise RequestError(
                 f"{where} has role {role!r}; expected system, developer, user, assistant or "
@@ -250,7 +281,7 @@ def read_messages(messages: Any) -> tuple[list[str], list[Message]]:
             "for the model to answer.",
             "messages",
         )
-    return instructions, conversation
+    return Dialogue(instructions, conversation, task, steps)
 
 
 def plain_messages(messages: Any) -> list[Message]:
@@ -276,15 +307,15 @@ def plain_messages(messages: Any) -> list[Message]:
     return plain
 
 
-def _assistant(message: dict[str, Any], where: str, calls: dict[str, ToolCall]) -> str:
-    """An assistant message as the envelope the model writes; its calls are kept by id."""
+def _assistant(message: dict[str, Any], where: str) -> tuple[str, list[tuple[str, ToolCall]]]:
+    """An assistant message as the envelope the model writes, and its calls by id."""
     text = _text(message.get("content"), where)
     tool_calls = message.get("tool_calls") or []
     if not isinstance(tool_calls, list):
         raise RequestError(f"{where}.tool_calls must be a list.", f"{where}.tool_calls")
     if not tool_calls:
-        return _dumps({"action": {"final_answer": text}})
-    actions = []
+        return _dumps({"action": {"final_answer": text}}), []
+    actions, made = [], []
     for j, item in enumerate(tool_calls):
         fn = item.get("function") if isinstance(item, dict) else None
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
@@ -301,11 +332,11 @@ def _assistant(message: dict[str, Any], where: str, calls: dict[str, ToolCall]) 
                 f"{where}.tool_calls[{j}].function.arguments",
             )
         call = ToolCall(fn["name"], args)
-        calls[str(item.get("id"))] = call
+        made.append((str(item.get("id")), call))
         actions.append(call.to_dict())
     envelope: dict[str, Any] = {"thought": text} if text else {}
     envelope["action"] = actions[0] if len(actions) == 1 else actions
-    return _dumps(envelope)
+    return _dumps(envelope), made
 
 
 def _text(content: Any, where: str) -> str:

@@ -1,32 +1,37 @@
-"""One model turn for ``react-agent serve``: ask the model, read its reply as tool calls or a final
-answer, and ask again when the reply cannot be used. No tool is ever run here.
+"""One model turn for ``react-agent serve``: the library's engine, stopping at the first usable
+action. No tool is ever run here.
 
-A reply cannot be used when the parser finds no action in it, when it breaks the request's
-``tool_choice`` (a final answer where a call is required, a call where none is allowed, another
-tool than the one named), or when a call names an unknown tool or has arguments that do not fit
-the tool's schema after the invoker's cleaning. Each time, the model is sent what was wrong, as
-the agent does (``prompts/parse_error.md``), up to ``max_retries`` times; the client never sees
-these retries. The arguments of the calls handed back are the cleaned ones.
+:func:`take_turn` runs the loop core (:func:`react_agent.agent._loop.react`) on a
+:class:`~react_agent._run.Run` made from the request (the client's tools, its conversation in
+react-agent's protocol, and the calls and results of its history as earlier steps), with the
+same model I/O and the policies that apply to a single turn. When the loop asks to run tool
+calls, the turn ends: they are the client's to run. Until then the loop does what it does in
+the library, unseen by the client: a reply that cannot be used (nothing parsable, a break of the
+request's ``tool_choice``, an unknown tool, arguments that do not fit the tool's schema after
+cleaning) is sent back to the model with what was wrong, up to ``max_retries`` times; a call a
+policy refuses (an email address from nowhere) gets its refusal as an observation; a reply that
+only repeats calls whose results the history holds is set aside and the final answer asked for.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import threading
-from collections.abc import AsyncGenerator, Callable, Iterator, Sequence
+import dataclasses
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from ..errors import ModelError, OutputParseError
-from ..models.base import ChatModel, Message, ModelReply
-from ..parsing._reply import parse_error, parse_reply, strip_reasoning
-from ..parsing._stream import FinalAnswerStream
+from .._protocol import Invoke, Query
+from .._run import Run, Setup
+from ..agent._loop import react
+from ..agent._model_io import aquery
+from ..errors import OutputParseError
+from ..events import AnswerToken, ParseFailed, RunFinished
+from ..models.base import ChatModel, estimate_tokens
+from ..parsing import parse_error
+from ..policies import Policy, default_policies
 from ..tools._invoker import prepare
-from ..types import Reply, ToolResult
+from ..types import ModelReply, Reply, RunResult, Step, ToolCall, ToolResult
 from ._openai import TurnPlan
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -50,9 +55,9 @@ class TurnResult:
         text: the model's last raw reply.
         error: why the last reply could not be used, when no usable one came within the
             budget (then ``calls`` is empty and ``answer`` is ``None``).
-        attempts: model calls made (1 + internal retries).
+        attempts: model calls made (1 + internal retries and policy calls).
         prompt_tokens, completion_tokens: summed over the attempts (reported by the backend, or
-            estimated as characters / 4 when it reports none).
+            estimated by :func:`~react_agent.models.base.estimate_tokens` when it reports none).
         streamed: answer characters already handed out while the model wrote them.
         stage, repairs: the parser's stage and repairs for the usable reply.
     """
@@ -70,51 +75,27 @@ class TurnResult:
     repairs: tuple[str, ...] = ()
 
 
-async def take_turn(
-    model: ChatModel, plan: TurnPlan, *, max_retries: int = 3, stream: bool = False
-) -> AsyncGenerator[str | TurnResult, None]:
-    """Run one turn: yields the final answer's text pieces as the model writes them (only with
-    ``stream``, and only where a final answer is allowed), then one :class:`TurnResult`.
+@dataclass(frozen=True)
+class ToolChoiceCheck(Policy):
+    """The request's ``tool_choice`` and ``parallel_tool_calls``, and the arguments cleaned and
+    checked against the client's schemas: a reply that breaks them is unusable (the model is
+    told why and asked again). Records the cleaning of each call
+    (``step.records["tool_choice"]``, by call)."""
 
-    A reply whose answer was already partly handed out is not retried (the client has seen
-    it): if it then turns out unusable, the result carries the error.
+    name: ClassVar[str] = "tool_choice"
+    plan: TurnPlan | None = None
 
-    Raises:
-        ModelError: the backend failed (its own retries are done); any other exception of the
-            backend is wrapped in one.
-    """
-    messages = list(plan.messages)
-    live = stream and plan.choice.mode in ("auto", "none")
-    prompt_tokens = completion_tokens = 0
-    for attempt in range(1, max_retries + 2):
-        answer = FinalAnswerStream() if live else None
-        reply: ModelReply | None = None
-        async for piece in model_pieces(model, messages, stream=stream):
-            if isinstance(piece, ModelReply):
-                reply = piece
-            elif answer is not None and (new := answer.feed(piece)):
-                yield new
-        if reply is None:
-            raise ModelError(f"The stream of {model.name} ended without a whole reply.")
-        prompt, completion = reply_tokens(reply, messages)
-        prompt_tokens, completion_tokens = prompt_tokens + prompt, completion_tokens + completion
-        streamed = answer.answer if answer is not None else ""
-        try:
-            parsed = parse_reply(reply.text)
-            calls = check_reply(parsed, plan)
-        except OutputParseError as exc:
-            if streamed or attempt > max_retries:
-                yield TurnResult([], None, None, reply.text, exc, attempt, prompt_tokens,
-                                 completion_tokens, streamed)
-                return
-            log.info("reply %d could not be used (%s: %s); asking again", attempt, exc.kind,
-                     exc.problem)
-            messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
-            messages.append({"role": "user", "content": str(exc)})
-            continue
-        yield TurnResult(calls, parsed.final_answer, parsed.thought, reply.text, None, attempt,
-                         prompt_tokens, completion_tokens, streamed, parsed.stage, parsed.repairs)
-        return
+    def before_query(self, run: Run, query: Query) -> None:
+        if self.plan is not None and self.plan.choice.mode in ("required", "function"):
+            query.answer_tokens = False  # a final answer would not be used
+
+    def after_reply(self, run: Run, step: Step, reply: Reply) -> Reply | None:
+        assert self.plan is not None
+        calls = check_reply(reply, self.plan)
+        if reply.final_answer is not None:
+            return reply
+        step.records[self.name] = [dataclasses.asdict(c) for c in calls]
+        return dataclasses.replace(reply, tool_calls=[ToolCall(c.name, c.args) for c in calls])
 
 
 def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
@@ -156,84 +137,105 @@ def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
     return ready
 
 
-async def model_pieces(
-    model: ChatModel, messages: Sequence[Message], *, stream: bool = False
-) -> AsyncGenerator[str | ModelReply, None]:
-    """The model's reply to ``messages`` for asyncio: text pieces as they are generated (with
-    ``stream``, where the backend can stream), then the whole :class:`ModelReply`.
+def turn_policies(
+    plan: TurnPlan, policies: Sequence[Policy] | None = None, model: ChatModel | None = None,
+) -> tuple[Policy, ...]:
+    """The policies of a turn: ``policies``, by default the library's without the review of
+    the final answer (an extra model call on the client's answer, which it could then not
+    stream) and the best-effort answer (a turn has no step budget); with the request's
+    :class:`ToolChoiceCheck` placed before the repeat check (which compares the cleaned calls
+    with those of the history). A repeat is not set aside when the request requires a call."""
+    if policies is None:
+        policies = default_policies(model, off=["review", "best_effort"])
+    chosen = [p for p in policies if p.name != ToolChoiceCheck.name]
+    if plan.choice.mode in ("required", "function"):
+        chosen = [p for p in chosen if p.name != "repeat"]
+    names = [p.name for p in chosen]
+    at = names.index("repeat") if "repeat" in names else len(chosen)
+    return (*chosen[:at], ToolChoiceCheck(plan), *chosen[at:])
 
-    Uses the backend's ``astream``/``acomplete`` when it has them; a synchronous ``stream`` or
-    ``complete`` (the embedded model, the scripted one) runs in a worker thread, and a stream
-    given up early is closed in that thread, which stops the generation.
+
+async def take_turn(
+    model: ChatModel, plan: TurnPlan, *, max_retries: int = 3, stream: bool = False,
+    policies: Sequence[Policy] | None = None,
+) -> AsyncGenerator[str | TurnResult, None]:
+    """Run one turn: yields the final answer's text pieces as the model writes them (only with
+    ``stream``, and only where a final answer is allowed), then one :class:`TurnResult`.
+
+    A reply whose answer was already partly handed out is not retried (the client has seen
+    it): if it then turns out unusable, the result carries the error.
 
     Raises:
-        ModelError: the backend's own, or any other exception of the backend wrapped in one.
+        ModelError: the backend failed (its own retries are done); any other exception of the
+            backend is wrapped in one.
     """
-    try:
-        if stream and hasattr(model, "astream"):
-            async for piece in model.astream(messages):
-                yield piece
-        elif stream and hasattr(model, "stream"):
-            async for piece in _in_thread(lambda: model.stream(messages)):
-                yield piece
-        elif hasattr(model, "acomplete"):
-            yield await model.acomplete(messages)
-        else:
-            yield await asyncio.to_thread(model.complete, messages)
-    except ModelError:
-        raise
-    except Exception as exc:
-        raise ModelError(
-            f"The model backend {model.name} failed: {type(exc).__name__}: {exc}", cause="other"
-        ) from exc
-
-
-async def _in_thread(make: Callable[[], Iterator[Any]]) -> AsyncGenerator[Any, None]:
-    """Iterate a synchronous iterator in one worker thread; stop it (in that thread) when the
-    consumer stops early."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-    stop = threading.Event()
-
-    def put(kind: str, value: Any) -> None:
-        try:
-            loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
-        except RuntimeError:  # the event loop is gone: nobody is listening any more
-            stop.set()
-
-    def work() -> None:
-        iterator = make()
-        try:
-            for item in iterator:
-                put("item", item)
-                if stop.is_set():
-                    break
-            else:
-                put("end", None)
-        except BaseException as exc:  # handed to the consumer
-            put("error", exc)
-        finally:
-            close = getattr(iterator, "close", None)
-            if close is not None:
-                close()  # a generator stopped early: ends its `with` blocks (locks) here
-
-    loop.run_in_executor(None, work)
+    earlier = len(plan.steps)
+    result = RunResult(plan.task, "max_steps", None, list(plan.steps),
+                       messages=list(plan.messages), tools=plan.toolbox.names)
+    setup = Setup(plan.toolbox, plan.toolbox, plan.messages[0]["content"],
+                  turn_policies(plan, policies, model), max_parse_retries=max_retries)
+    run = Run(setup, result)
+    loop = react(run, budget=max_retries + 1)
+    streamed, usage, error = "", [0, 0], None
+    value: Any = None
     try:
         while True:
-            kind, value = await queue.get()
-            if kind == "end":
+            item = loop.send(value)
+            value = None
+            if isinstance(item, Query):
+                async for piece in aquery(model, item, stream=stream):
+                    if isinstance(piece, ModelReply):
+                        value = piece
+                        usage[0] += piece.prompt_tokens if piece.prompt_tokens is not None \
+                            else sum(estimate_tokens(m["content"]) for m in item.messages)
+                        usage[1] += piece.completion_tokens \
+                            if piece.completion_tokens is not None \
+                            else estimate_tokens(piece.text)
+                    elif isinstance(piece, AnswerToken):
+                        streamed += piece.text
+                        yield piece.text
+            elif isinstance(item, ParseFailed):
+                error = parse_error(item.kind or "unusable", item.step.error or "")
+                if streamed:  # the client has seen part of this reply: no second try
+                    break
+            elif isinstance(item, Invoke):
+                yield _result(run, earlier, usage, streamed, None, _calls(run, item.calls))
+                return
+            elif isinstance(item, RunFinished):
                 break
-            if kind == "error":
-                raise value
-            yield value
+    except StopIteration:  # pragma: no cover - the loop always ends with RunFinished
+        pass
     finally:
-        stop.set()  # the thread stops after the piece it is waiting for
+        loop.close()
+    answer = result.final_answer if result.status == "final_answer" else None
+    if answer is None and error is None:
+        error = parse_error("no_action", result.error or "The model gave no usable action.")
+    yield _result(run, earlier, usage, streamed, None if answer is not None else error, [],
+                  answer)
 
 
-def reply_tokens(reply: ModelReply, messages: Sequence[Message]) -> tuple[int, int]:
-    """``(prompt tokens, completion tokens)`` of a reply to ``messages``: as the backend
-    reported them, else estimated as characters / 4 (as the agent does)."""
-    prompt, completion = reply.prompt_tokens, reply.completion_tokens
-    if prompt is None:
-        prompt = sum(len(m["content"]) for m in messages) // 4
-    return prompt, completion if completion is not None else len(reply.text) // 4
+def _calls(run: Run, calls: list[ToolCall]) -> list[Call]:
+    """The calls to hand out, with the cleaning :class:`ToolChoiceCheck` recorded for each."""
+    recorded = run.steps[-1].records.get(ToolChoiceCheck.name, [])
+    out = []
+    for call in calls:
+        cleaning: list[str] = next((r["cleaning"] for r in recorded
+                         if r["name"] == call.name and r["args"] == call.args), [])
+        out.append(Call(call.name, call.args, list(cleaning)))
+    return out
+
+
+def _result(
+    run: Run, earlier: int, usage: list[int], streamed: str, error: OutputParseError | None,
+    calls: list[Call], answer: str | None = None,
+) -> TurnResult:
+    steps = run.steps[earlier:]
+    last = steps[-1] if steps else Step(index=0)
+    used = next((s for s in reversed(steps) if s.reply is not None), None)
+    return TurnResult(
+        calls, answer, used.thought if used else None, last.raw_output, error, len(steps),
+        usage[0], usage[1], streamed, used.stage if used else None,
+        tuple(used.repairs) if used else (),
+    )
+
+

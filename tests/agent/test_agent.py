@@ -1,10 +1,10 @@
-"""Tests for react_agent.agent._agent: the ReAct loop, run through the package's ScriptedModel."""
+"""Tests for react_agent.agent._agent and the loop core (react_agent.agent._loop): the ReAct
+loop, run through the package's ScriptedModel. The policies' tests are in tests/policies/."""
 
 from __future__ import annotations
 
 import _thread
 import asyncio
-import io
 import json
 import signal
 import time
@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from helpers import BAD_REPLY, TASK, act, call_lookup, counting_toolbox, final, run, weather_toolbox
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import fuzz_replies
@@ -29,39 +30,30 @@ from react_agent import (
     ToolCall,
     ToolResult,
     parse_reply,
-    prompts,
 )
-from react_agent.agent._loop import FINAL_ANSWER_SCHEMA, LOOP_REASON, failed_before
+from react_agent._run import Run, Setup
+from react_agent.agent._loop import _failed_before
 from react_agent.events import (
     AnswerToken,
     FinalAnswer,
-    LoopBroken,
     ModelCallFinished,
     ModelCallStarted,
     ModelToken,
     ObservationSent,
     ParseFailed,
-    RepeatSetAside,
     ReplyParsed,
     RunFinished,
     RunStarted,
     ToolFinished,
     ToolStarted,
 )
-from react_agent.harness._display import Printer
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
+from react_agent.policies import Review, default_policies
 
-TEMPERATURES = {"Paris": 18, "Rome": 24}
-BAD_REPLY = "I think the weather is nice."
-
-
-def act(name: str, thought: str = "I call a tool.", **args: Any) -> str:
-    return json.dumps({"thought": thought, "action": {"name": name, "args": args}})
-
-
-def final(answer: str, thought: str = "I can answer now.") -> str:
-    return json.dumps({"thought": thought, "action": {"final_answer": answer}})
+NO_REVIEW = default_policies(off=["review"])
+NO_BEST_EFFORT = default_policies(off=["best_effort"])
+REVIEW_ALWAYS = default_policies(use=[Review(mode="always")])
 
 
 def parse_error_text(reply: str) -> OutputParseError:
@@ -72,31 +64,7 @@ def parse_error_text(reply: str) -> OutputParseError:
 
 @pytest.fixture
 def toolbox() -> Toolbox:
-    tb = Toolbox()
-
-    @tb.tool
-    def get_weather(city: str) -> str:
-        """Get the current temperature of a city."""
-        if city not in TEMPERATURES:
-            raise ValueError(f"no data for {city}")
-        return f"{TEMPERATURES[city]} °C in {city}"
-
-    @tb.tool
-    def long_report() -> str:
-        """A very long report."""
-        return "y" * 500
-
-    return tb
-
-
-def run(
-    toolbox: Toolbox, replies: Sequence[Any], **options: Any
-) -> tuple[RunResult, ScriptedModel]:
-    model = ScriptedModel(replies)
-    return Agent(model, toolbox, **options).run(TASK), model
-
-
-TASK = "Which is warmer, Paris or Rome?"
+    return weather_toolbox()
 
 
 def observation(text: str, task: str = TASK) -> Message:
@@ -118,7 +86,7 @@ def test_three_step_run(toolbox: Toolbox) -> None:
     reply2 = act("get_weather", "Need Rome.", city="Rome")
     reply3 = final("Rome is 6 °C warmer.", "Rome is warmer.")
     model = ScriptedModel([reply1, reply2, reply3])
-    agent = Agent(model, toolbox, review_answer="off")
+    agent = Agent(model, toolbox, policies=NO_REVIEW)
     result = agent.run(TASK)
 
     assert result.status == "final_answer"
@@ -180,13 +148,6 @@ def test_parse_error_is_fed_back_and_does_not_consume_steps(toolbox: Toolbox) ->
     assert (failed.stage, failed.thought, failed.tool_calls) == (None, None, [])
     assert model.calls[1][-2:] == [assistant(BAD_REPLY), user(str(expected))]
     assert result.stage_counts == {"error": 1, "direct": 1}
-
-
-def test_the_reply_after_an_unusable_one_is_held_to_the_reply_schema(toolbox: Toolbox) -> None:
-    _, model = run(toolbox, [BAD_REPLY, BAD_REPLY, act("get_weather", city="Rome"),
-                             final("Rome.")])  # constrained="off" by default
-    assert model.schemas[0] is None and model.schemas[3] is None  # usable before: unconstrained
-    assert model.schemas[1] == model.schemas[2] == Agent(model, toolbox).reply_schema
 
 
 @pytest.mark.parametrize(
@@ -289,7 +250,7 @@ def test_parallel_actions(toolbox: Toolbox) -> None:
 # -- how runs end -------------------------------------------------------------------------------
 def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city=c) for c in ("Oslo", "Paris", "Rome")] + [final("never")]
-    result, model = run(toolbox, replies, max_steps=2, best_effort_answer=False)
+    result, model = run(toolbox, replies, max_steps=2, policies=NO_BEST_EFFORT)
     assert result.status == "max_steps"
     assert result.final_answer is None and result.best_effort is False
     assert len(model.calls) == 2
@@ -297,49 +258,6 @@ def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
     assert result.steps[1].observations == ["18 °C in Paris"]
     assert "all 2 steps" in result.error
     assert result.messages[-1] == observation("18 °C in Paris")
-
-
-def test_max_steps_asks_once_more_for_a_best_effort_answer(toolbox: Toolbox) -> None:
-    replies = [act("get_weather", city="Paris"), final("Paris: 18 °C; Rome unknown")]
-    result, model = run(toolbox, replies, max_steps=1)
-    assert result.status == "max_steps"
-    assert result.final_answer == "Paris: 18 °C; Rome unknown"
-    assert result.best_effort is True and result.to_dict()["best_effort"] is True
-    assert len(result.steps) == 2 and result.steps[1].final_answer == result.final_answer
-    last_ask = model.calls[1][-1]
-    assert last_ask["role"] == "user"
-    assert last_ask["content"] == prompts.render("final_answer", task=TASK)
-    assert "no steps left" in last_ask["content"]
-    assert result.error.startswith("The run used 1 step without a final answer.")
-    assert "best effort" in result.error
-
-
-@pytest.mark.parametrize(
-    "last",
-    [act("get_weather", city="Rome"), BAD_REPLY],
-    ids=["a-tool-call-instead", "unusable"],
-)
-def test_best_effort_without_an_answer_leaves_it_empty(toolbox: Toolbox, last: str) -> None:
-    result, model = run(toolbox, [act("get_weather", city="Paris"), last], max_steps=1)
-    assert result.status == "max_steps"
-    assert result.final_answer is None and result.best_effort is False
-    assert len(model.calls) == 2
-    assert result.usage["tool_calls"] == 1, "no tool runs after the budget is used up"
-
-
-def test_best_effort_model_error_keeps_max_steps(toolbox: Toolbox) -> None:
-    result, _ = run(toolbox, [act("get_weather", city="Paris"), _server_down], max_steps=1)
-    assert result.status == "max_steps"
-    assert result.final_answer is None
-    assert "Asking for a best-effort answer failed: The model server" in result.error
-    assert len(result.steps) == 1
-
-
-def test_best_effort_event_is_marked(toolbox: Toolbox) -> None:
-    model = ScriptedModel([act("get_weather", city="Paris"), final("18")])
-    events = list(Agent(model, toolbox, max_steps=1).iter(TASK))
-    answers = [e for e in events if isinstance(e, FinalAnswer)]
-    assert [(a.text, a.best_effort) for a in answers] == [("18", True)]
 
 
 def _server_down(messages: Sequence[Message]) -> str:
@@ -391,7 +309,7 @@ def test_each_way_a_run_ends_has_its_status_with_a_reason_and_survives_a_save(
     paris = act("get_weather", city="Paris")
     scripts: dict[str, tuple[list[str], dict[str, Any]]] = {
         "final_answer": ([final("18 C")], {}),
-        "max_steps": ([paris], {"max_steps": 1, "best_effort_answer": False}),
+        "max_steps": ([paris], {"max_steps": 1, "policies": NO_BEST_EFFORT}),
         "parse_errors": ([BAD_REPLY, BAD_REPLY], {"max_parse_retries": 1}),
         "model_error": ([], {}),
         "loop_detected": ([paris] * 6, {"max_repeats": 2}),
@@ -410,16 +328,16 @@ def test_a_parser_bug_ends_the_run_with_a_status_and_keeps_the_trajectory(
 ) -> None:
     """No reply can crash the parser today; should a bug do it, the run still ends with a
     status (and the reply that did it), never with the exception."""
-    import react_agent.agent._loop as loop_module
+    import react_agent._run as run_module  # Run.read parses the replies of the loop
 
-    real = loop_module.parse_reply
+    real = run_module.parse_reply
 
     def buggy(text: str, **options: Any) -> Any:
         if "boom" in text:
             raise TypeError("unexpected shape")
         return real(text, **options)
 
-    monkeypatch.setattr(loop_module, "parse_reply", buggy)
+    monkeypatch.setattr(run_module, "parse_reply", buggy)
     agent = Agent(ScriptedModel([act("get_weather", city="Paris"), "boom"]), toolbox)
     result = asyncio.run(agent.arun(TASK)) if run_async else agent.run(TASK)
     assert result.status == "internal_error" and result.final_answer is None
@@ -478,7 +396,7 @@ def test_stage_counts(toolbox: Toolbox) -> None:
 # -- events -------------------------------------------------------------------------------------
 def test_iter_events_in_order(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), BAD_REPLY, final("18 °C")]
-    agent = Agent(ScriptedModel(replies), toolbox, review_answer="off")
+    agent = Agent(ScriptedModel(replies), toolbox, policies=NO_REVIEW)
     events = list(agent.iter("Weather in Paris?"))
     assert [type(e) for e in events] == [
         RunStarted,
@@ -593,6 +511,7 @@ def test_iter_always_ends_with_run_finished(toolbox: Toolbox, replies: list[Any]
         ({"max_steps": -3}, "max_steps"),
         ({"max_parse_retries": -1}, "max_parse_retries"),
         ({"max_observation_chars": 99}, "max_observation_chars"),
+        ({"max_repeats": 1}, "max_repeats"),
     ],
 )
 def test_config_validation(options: dict[str, Any], message: str) -> None:
@@ -628,28 +547,11 @@ def test_an_unexpected_backend_exception_ends_the_run_with_model_error() -> None
     assert len(result.steps) == 1 and result.steps[0].tool_calls[0].name == "nope"
 
 
-def _call(args: str) -> str:
-    return '{"thought": "again", "action": {"name": "lookup", "args": ' + args + "}}"
-
-
-def _counting_toolbox() -> tuple[Toolbox, list[str]]:
-    runs: list[str] = []
-    toolbox = Toolbox()
-
-    @toolbox.tool
-    def lookup(key: str) -> str:
-        """Look a key up."""
-        runs.append(key)
-        return f"value of {key}"
-
-    return toolbox, runs
-
-
 def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None:
-    toolbox, runs = _counting_toolbox()
+    toolbox, runs = counting_toolbox()
     final = '{"thought": "ok", "action": {"final_answer": "value of a"}}'
-    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [final])
-    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
+    model = ScriptedModel([call_lookup('{"key": "a"}')] * 3 + [final])
+    result = Agent(model, toolbox, policies=default_policies(off=["repeat"])).run("task")
     assert runs == ["a", "a"]
     assert result.status == "final_answer"
     warning = result.steps[2].results[0]
@@ -658,143 +560,15 @@ def test_a_repeated_call_is_not_run_a_third_time_and_the_model_is_told() -> None
 
 
 def test_a_loop_that_goes_on_after_the_warning_ends_the_run() -> None:
-    toolbox, runs = _counting_toolbox()
-    model = ScriptedModel([_call('{"key": "a"}'), _call('{"key": "b"}')] * 4)
-    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
+    toolbox, runs = counting_toolbox()
+    model = ScriptedModel([call_lookup('{"key": "a"}'), call_lookup('{"key": "b"}')] * 4)
+    result = Agent(model, toolbox, policies=default_policies(off=["repeat"])).run("task")
     assert result.status == "loop_detected"
     assert runs == ["a", "b", "a"]  # the 4th call (b again, an A-B-A-B cycle) is only warned
     loop, focused = result.steps[-2:]  # the 5th: b again; then a focused call for the answer
-    assert len(result.steps) == 6 and loop.results == [] and focused.review
+    assert len(result.steps) == 6 and loop.results == [] and focused.origin == "review"
     assert focused.tool_calls == []  # it asked for a tool again: not run, the loop ends
     assert "repeating" in (result.error or "")
-
-
-def test_a_loop_over_results_it_has_ends_in_a_focused_final_answer() -> None:
-    toolbox, runs = _counting_toolbox()
-    answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
-    model = ScriptedModel([_call('{"key": "a"}')] * 4 + [answer])
-    events = list(Agent(model, toolbox, answer_on_repeat=False).iter("task"))
-    result = events[-1].result
-    assert (result.status, result.final_answer, runs) == ("final_answer", "value of a", ["a", "a"])
-    assert [type(e) for e in events[-4:]] == [ModelCallFinished, ReplyParsed, FinalAnswer,
-                                              RunFinished]
-    assert any(isinstance(e, LoopBroken) for e in events)
-    focused = model.calls[-1]
-    assert len(focused) == 2 and "value of a" in focused[1]["content"]  # the results, no history
-    assert result.steps[-1].review and result.steps[-1].review_reasons == [LOOP_REASON]
-    assert model.schemas[:4] == [None] * 4  # constrained="off": the steps go unconstrained,
-    action = model.schemas[4]["properties"]["action"]  # the focused call must answer
-    answer = {"type": "object", "properties": {"final_answer": {"type": "string"}},
-              "required": ["final_answer"], "additionalProperties": False}
-    assert action == {"anyOf": [answer]}
-    off = Agent(ScriptedModel([_call('{"key": "a"}')] * 4), _counting_toolbox()[0],
-                review_answer="off").run("task")
-    assert off.status == "loop_detected"
-
-
-def test_a_repeat_is_set_aside_and_the_final_answer_asked_for_in_the_same_context() -> None:
-    toolbox, runs = _counting_toolbox()
-    answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
-    model = ScriptedModel([_call('{"key": "a"}')] * 2 + [answer])
-    events = list(Agent(model, toolbox).iter("task"))
-    result = events[-1].result
-    assert (result.status, result.final_answer, runs) == ("final_answer", "value of a", ["a"])
-    repeat = result.steps[1]
-    assert repeat.repeat and [r.error for r in repeat.results] == ["set_aside"]
-    assert repeat.results[0].observation == "value of a" and not repeat.results[0].ok
-    assert [e.step for e in events if isinstance(e, RepeatSetAside)] == [repeat]
-    assert model.calls[2] == model.calls[1]  # the copy is not in the history the model sees
-    assert model.schemas == [None, None, FINAL_ANSWER_SCHEMA]  # constrained="off" otherwise
-    assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "user",
-                                                    "assistant"]
-    assert Step.from_dict(repeat.to_dict()).repeat and not result.steps[2].repeat
-    assert result.usage["tool_calls"] == 1  # the set-aside call is no call
-
-
-def test_a_repeat_is_set_aside_once_per_run_and_only_when_every_call_repeats() -> None:
-    toolbox, runs = _counting_toolbox()
-    done = final("value of a")
-    both = '{"thought": "t", "action": [{"name": "lookup", "args": {"key": "a"}}, ' \
-        '{"name": "lookup", "args": {"key": "b"}}]}'
-    result = Agent(ScriptedModel([_call('{"key": "a"}'), both, done]), toolbox).run("task")
-    assert runs == ["a", "a", "b"] and not any(s.repeat for s in result.steps)
-    toolbox, runs = _counting_toolbox()  # the next reply is no final answer: it runs as usual
-    model = ScriptedModel([_call('{"key": "a"}')] * 3 + [done])
-    result = Agent(model, toolbox).run("task")
-    assert [s.repeat for s in result.steps] == [False, True, False, False]
-    assert runs == ["a"] and result.final_answer == "value of a"  # the 3rd time: warned
-    assert "Do not repeat it" in model.calls[3][-1]["content"]
-    toolbox, runs = _counting_toolbox()
-    model = ScriptedModel([_call('{"key": "a"}')] * 2 + [done])
-    result = Agent(model, toolbox, answer_on_repeat=False).run("task")
-    assert runs == ["a", "a"] and not any(s.repeat for s in result.steps)
-
-
-def _weather_and_units() -> tuple[Toolbox, list[str]]:
-    ran: list[str] = []
-    toolbox = Toolbox()
-
-    @toolbox.tool
-    def get_weather(city: str) -> str:
-        """Current weather."""
-        ran.append(f"weather {city}")
-        return '{"temperature_c": 33.1}'
-
-    @toolbox.tool
-    def convert(value: float, unit: str) -> str:
-        """Convert a temperature."""
-        ran.append(f"convert {value}")
-        return f"{value * 9 / 5 + 32:.2f} {unit}"
-
-    return toolbox, ran
-
-
-def _action(*calls: str) -> str:
-    return '{"thought": "t", "action": [' + ", ".join(calls) + "]}"
-
-
-WEATHER = '{"name": "get_weather", "args": {"city": "Oldtown"}}'
-
-
-def test_a_call_with_values_nobody_stated_waits_for_the_results_of_the_others() -> None:
-    toolbox, ran = _weather_and_units()
-    guessed = '{"name": "convert", "args": {"value": 36.9, "unit": "F"}}'
-    model = ScriptedModel([_action(WEATHER, guessed),
-                           _action('{"name": "convert", "args": {"value": 33.1, "unit": "F"}}'),
-                           final("33.1 °C is 91.58 °F.")])
-    printed = io.StringIO()
-    result = Agent(model, toolbox, review_answer="off", callbacks=[Printer(printed)]).run(
-        "Oldtown in Fahrenheit?")
-    assert ran == ["weather Oldtown", "convert 33.1"]
-    assert 'Held: convert {"value": 36.9, "unit": "F"} (values stated neither' in \
-        printed.getvalue()
-    first = result.steps[0]
-    assert first.tool_calls == [ToolCall("get_weather", {"city": "Oldtown"})]
-    assert first.held_calls == [ToolCall("convert", {"value": 36.9, "unit": "F"})]
-    assert "36.9" in first.raw_output  # the reply as written stays on the step
-    sent = model.calls[1]
-    assert "36.9" not in sent[2]["content"] and "get_weather" in sent[2]["content"]
-    assert "Not run yet: convert" in sent[3]["content"]
-    assert Step.from_dict(first.to_dict()).held_calls == first.held_calls
-
-
-@pytest.mark.parametrize(
-    ("calls", "options"),
-    [
-        ([WEATHER, '{"name": "get_weather", "args": {"city": "Nowhere Else"}}'], {}),  # one tool
-        (['{"name": "convert", "args": {"value": 36.9, "unit": "F"}}',
-          '{"name": "get_weather", "args": {"city": "Guessed City"}}'], {}),  # all would wait
-        ([WEATHER, '{"name": "convert", "args": {"value": 36.9, "unit": "F"}}'],
-         {"hold_dependent_calls": False}),
-    ],
-    ids=["same-tool", "all-unstated", "off"],
-)
-def test_no_call_waits_in_these_replies(calls: list[str], options: dict[str, Any]) -> None:
-    toolbox, ran = _weather_and_units()
-    model = ScriptedModel([_action(*calls), final("done")])
-    result = Agent(model, toolbox, review_answer="off", **options).run("Oldtown in Fahrenheit?")
-    assert len(ran) == 2 and result.steps[0].held_calls == []
-    assert "Not run yet" not in model.calls[1][-1]["content"]
 
 
 def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> None:
@@ -807,7 +581,7 @@ def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> N
         runs.append(key)
         raise ValueError(f"no key {key!r}; keys look like 'K-1'")
 
-    model = ScriptedModel([_call('{"key": "1"}')] * 2 + [_call('{"key": "K-1"}'),
+    model = ScriptedModel([call_lookup('{"key": "1"}')] * 2 + [call_lookup('{"key": "K-1"}'),
                                                          final("done")])
     result = Agent(model, toolbox).run("task")
     assert runs == ["1", "K-1"]
@@ -819,19 +593,23 @@ def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> N
 
 def test_only_a_call_that_failed_otherwise_than_by_timing_out_is_not_run_again() -> None:
     call = ToolCall("lookup", {"key": "a"})
-    earlier = Step(1, tool_calls=[call], results=[
-        ToolResult(call, "Error: timed out", ok=False, error="timeout")])
-    assert failed_before([earlier], call) is None
-    earlier.results[0] = ToolResult(call, "x", ok=True)
-    assert failed_before([earlier], call) is None
-    earlier.results[0] = ToolResult(call, "Error: no", ok=False, error="tool_error")
-    assert failed_before([earlier], call) is earlier.results[0]
-    assert failed_before([earlier], ToolCall("lookup", {"key": "b"})) is None
+
+    def after(result: ToolResult) -> Run:
+        """A run (resumed) whose one step called ``call`` and got ``result``."""
+        earlier = Step(1, tool_calls=[call], results=[result])
+        return Run(Setup(Toolbox(), Toolbox(), ""), RunResult("t", "max_steps", None, [earlier]))
+
+    assert _failed_before(after(ToolResult(call, "Error: timed out", ok=False, error="timeout")),
+                          call) is None
+    assert _failed_before(after(ToolResult(call, "x", ok=True)), call) is None
+    failed = ToolResult(call, "Error: no", ok=False, error="tool_error")
+    assert _failed_before(after(failed), call) is failed
+    assert _failed_before(after(failed), ToolCall("lookup", {"key": "b"})) is None
 
 
 def test_different_arguments_are_not_a_loop() -> None:
-    toolbox, runs = _counting_toolbox()
-    calls = [_call(f'{{"key": "{k}"}}') for k in "abcdef"]
+    toolbox, runs = counting_toolbox()
+    calls = [call_lookup(f'{{"key": "{k}"}}') for k in "abcdef"]
     model = ScriptedModel([*calls, '{"thought": "ok", "action": {"final_answer": "done"}}'])
     result = Agent(model, toolbox, max_steps=10).run("task")
     assert result.status == "final_answer" and runs == list("abcdef")
@@ -954,7 +732,7 @@ def test_aiter_awaits_async_models_and_async_tools() -> None:
     model = AsyncScripted([act("fetch", url="http://a"), final("got it")])
 
     async def collect() -> list[Any]:
-        return [e async for e in Agent(model, tb, review_answer="off").aiter("t")]
+        return [e async for e in Agent(model, tb, policies=NO_REVIEW).aiter("t")]
 
     events = asyncio.run(collect())
     assert model.awaited == 2
@@ -1066,7 +844,7 @@ def test_streaming_yields_tokens_and_answer_tokens(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Paris"), final("18 °C"),
                final('It is "18 °C"\nin Paris.')]
     model = ScriptedModel(replies, chunk_chars=3)
-    events = list(Agent(model, toolbox, stream=True, review_answer="always").iter(TASK))
+    events = list(Agent(model, toolbox, stream=True, policies=REVIEW_ALWAYS).iter(TASK))
     tokens = [e for e in events if isinstance(e, ModelToken)]
     assert "".join(t.text for t in tokens if t.index == 1) == replies[0]
     assert "".join(t.text for t in tokens if t.index == 3) == replies[2]
@@ -1086,7 +864,7 @@ def test_no_tokens_without_stream_option(toolbox: Toolbox) -> None:
 
 def test_stream_answer_yields_only_the_answer(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city="Rome"), final("Rome: 24 °C, warmer.")]
-    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer="off")
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, policies=NO_REVIEW)
     pieces = list(agent.stream_answer(TASK))
     assert "".join(pieces) == "Rome: 24 °C, warmer."
     assert len(pieces) > 1
@@ -1101,7 +879,7 @@ def test_stream_answer_with_a_review_streams_only_the_answer_that_stands(
     toolbox: Toolbox, review_reply: str, answer: str
 ) -> None:
     replies = [act("get_weather", city="Rome"), final("Rome: warmer."), review_reply]
-    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, review_answer="always")
+    agent = Agent(ScriptedModel(replies, chunk_chars=4), toolbox, policies=REVIEW_ALWAYS)
     assert "".join(agent.stream_answer(TASK)) == answer
 
 
@@ -1167,7 +945,11 @@ def test_run_result_round_trips_through_a_file(toolbox: Toolbox, tmp_path: Any) 
 def test_loading_something_else_is_a_clear_error(tmp_path: Any) -> None:
     bad = tmp_path / "x.json"
     bad.write_text('{"task": "t"}')
-    with pytest.raises(ConfigError, match="Not a saved RunResult"):
+    with pytest.raises(ConfigError, match=r"x\.json: run\.status: missing"):
+        RunResult.load(bad)
+    bad.write_text('{"task": "t", "status": "final_answer", '
+                   '"steps": [{"index": "one", "tool_calls": []}]}')
+    with pytest.raises(ConfigError, match=r"steps\[0\]\.index: expected an integer, got a str"):
         RunResult.load(bad)
     bad.write_text("{nope")
     with pytest.raises(ConfigError, match="is not valid JSON"):
@@ -1176,21 +958,32 @@ def test_loading_something_else_is_a_clear_error(tmp_path: Any) -> None:
         RunResult.load(tmp_path / "missing.json")
 
 
-def test_resume_after_max_steps_with_more_steps(toolbox: Toolbox, tmp_path: Any) -> None:
-    first = Agent(ScriptedModel([act("get_weather", city="Paris"), final("guess")]), toolbox,
-                  max_steps=1).run(TASK)
-    assert first.status == "max_steps" and first.best_effort
-    first.save(tmp_path / "run.json")
-    model = ScriptedModel([act("get_weather", city="Rome"), final("Rome is warmer")])
-    resumed = Agent(model, toolbox, max_steps=5).resume(RunResult.load(tmp_path / "run.json"))
-    assert resumed.status == "final_answer" and resumed.final_answer == "Rome is warmer"
-    assert resumed.best_effort is False
-    assert [s.index for s in resumed.steps] == [1, 2, 3]
-    assert [s.observations for s in resumed.steps[:2]] == [["18 °C in Paris"], ["24 °C in Rome"]]
-    sent = model.calls[0]
-    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[-1]["content"].startswith("Observation: 18 °C in Paris")
-    assert all("no steps left" not in m["content"] for m in sent), "best-effort ask set aside"
+def test_a_step_saved_before_the_policies_were_plug_ins_loads_into_their_records() -> None:
+    """Runs and traces saved with the old fields of a step (``best_effort``, ``review``,
+    ``review_reasons``, ``repeat``, ``held_calls``, ``answer_probability``, ``answer_taken``)
+    load into ``origin``, ``records`` and ``in_history``."""
+    def old(**fields: Any) -> Step:
+        return Step.from_dict({"index": 1, "raw_output": "r", "thought": "t", "tool_calls": [],
+                               "final_answer": "a", "stage": "direct", **fields})
+
+    plain = old(best_effort=False, review=False, review_reasons=[], repeat=False, held_calls=[],
+                answer_probability=None, answer_taken=False)
+    assert (plain.origin, plain.records, plain.notes, plain.in_history) == (None, {}, [], True)
+    review = old(review=True, review_reasons=["states none of the values get_weather returned"])
+    assert (review.origin, review.in_history) == ("review", False)
+    assert review.records == {"review": {"reasons": [
+        "states none of the values get_weather returned"]}}
+    best_effort = old(best_effort=True)
+    assert (best_effort.origin, best_effort.records, best_effort.in_history) == (
+        "best_effort", {}, False)
+    repeat = old(repeat=True)
+    assert (repeat.origin, repeat.records, repeat.in_history) == (None, {"repeat": True}, False)
+    held = old(held_calls=[{"name": "convert", "args": {"value": 36.9}}],
+               answer_probability=0.2, answer_taken=True)
+    assert held.records == {"held_calls": [{"name": "convert", "args": {"value": 36.9}}],
+                            "answer_floor": {"probability": 0.2, "taken": True}}
+    assert held.origin is None and held.in_history
+    assert Step.from_dict(held.to_dict()) == held
 
 
 def test_resume_after_ctrl_c_in_a_tool_asks_that_step_again(toolbox: Toolbox) -> None:
@@ -1210,9 +1003,9 @@ def test_resume_after_ctrl_c_in_a_tool_asks_that_step_again(toolbox: Toolbox) ->
 
 def test_resume_respects_the_new_budget(toolbox: Toolbox) -> None:
     stopped, _ = run(toolbox, [act("get_weather", city="Paris")], max_steps=1,
-                     best_effort_answer=False)
+                     policies=NO_BEST_EFFORT)
     model = ScriptedModel([act("get_weather", city="Rome")] * 3)
-    resumed = Agent(model, toolbox, best_effort_answer=False).resume(stopped, max_steps=1)
+    resumed = Agent(model, toolbox, policies=NO_BEST_EFFORT).resume(stopped, max_steps=1)
     assert resumed.status == "max_steps" and len(resumed.steps) == 2
     assert "used 1 step without" in (resumed.error or "")
 
@@ -1221,13 +1014,6 @@ def test_a_finished_run_cannot_be_resumed(toolbox: Toolbox) -> None:
     done, _ = run(toolbox, [final("x")])
     with pytest.raises(ConfigError, match="already has a final answer"):
         Agent(ScriptedModel([]), toolbox).resume(done)
-
-
-def test_best_effort_tool_call_is_explained(toolbox: Toolbox) -> None:
-    result, _ = run(toolbox, [act("get_weather", city="Paris"), act("get_weather", city="Rome")],
-                    max_steps=1)
-    assert result.final_answer is None
-    assert "the model asked for a tool instead (not run)" in (result.error or "")
 
 
 # -- what the model is shown --------------------------------------------------------------------
@@ -1472,195 +1258,3 @@ def test_the_users_own_system_prompt_template_is_what_the_model_is_sent(
     assert Agent(model, toolbox, system_prompt=path).system_prompt.startswith("From a file.\n")
     with pytest.raises(ConfigError, match=r"\$tools"):
         Agent(model, toolbox, system_prompt="No tools here.")
-
-
-# -- the review of the draft final answer (AgentConfig.review_answer) ----------------------------
-def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
-    replies = [act("get_weather", city="Paris"), act("get_weather", city="Rome"),
-               final("Rome is warmer."), final("Rome (24 °C) is 6 °C warmer than Paris (18 °C).")]
-    result, model = run(toolbox, replies, review_answer="always")
-    assert result.status == "final_answer"
-    assert result.final_answer == "Rome (24 °C) is 6 °C warmer than Paris (18 °C)."
-    assert [s.review for s in result.steps] == [False, False, False, True]
-    assert result.steps[2].final_answer == "Rome is warmer."  # the draft stays in the trajectory
-    assert model.calls[3] == [result.messages[0], {"role": "user", "content": prompts.render(
-        "review", task=TASK, facts='- get_weather {"city": "Paris"}: 18 °C in Paris\n'
-                                   '- get_weather {"city": "Rome"}: 24 °C in Rome')}]
-    assert "Rome is warmer." not in str(model.calls[3])  # the draft is not shown
-    assert result.messages[-1]["content"] == replies[3]  # the history ends with the answer
-    events = [e for e in Agent(ScriptedModel(replies), toolbox, review_answer="always").iter(TASK)
-              if isinstance(e, FinalAnswer)]
-    assert [(e.text, e.draft) for e in events] == [
-        ("Rome is warmer.", True), ("Rome (24 °C) is 6 °C warmer than Paris (18 °C).", False)]
-
-
-@pytest.mark.parametrize(
-    "review_reply",
-    [act("get_weather", city="Oslo"), "no JSON at all", final("   ")],
-    ids=["a tool call", "unusable", "empty"],
-)
-def test_a_review_without_a_usable_answer_keeps_the_draft(toolbox: Toolbox,
-                                                          review_reply: str) -> None:
-    replies = [act("get_weather", city="Paris"), final("18 °C in Paris."), review_reply]
-    result, _ = run(toolbox, replies, review_answer="always")
-    assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
-    assert [r.call.args for s in result.steps for r in s.results] == [{"city": "Paris"}]
-    assert result.steps[-1].review and result.steps[-1].tool_calls == []  # not run
-
-
-def test_a_review_answer_with_more_faults_than_the_draft_keeps_the_draft(
-    toolbox: Toolbox,
-) -> None:
-    replies = [act("get_weather", city="Paris"), final("巴黎很暖和。"),
-               final("Paris is warm.")]  # faults: no value -> no value, and the wrong script
-    model = ScriptedModel(replies)
-    result = Agent(model, toolbox).run("Paris 现在的气温是多少？暖和吗？")
-    assert len(model.calls) == 3 and result.steps[-1].review
-    assert result.final_answer == "巴黎很暖和。"
-    assert result.messages[-1]["content"] == replies[1]
-
-
-def test_a_review_answer_that_trades_one_fault_for_another_keeps_the_draft(
-    toolbox: Toolbox,
-) -> None:
-    task = "Paris 现在的气温是多少？暖和吗？"
-    traded = [act("get_weather", city="Paris"), final("Paris: 18 °C, warm."),  # wrong script
-              final("巴黎很暖和。")]  # the task's script, but no value
-    result = Agent(ScriptedModel(traded), toolbox).run(task)
-    assert result.steps[-1].review and result.final_answer == "Paris: 18 °C, warm."
-    fixed_one = [act("get_weather", city="Paris"), final("Paris is warm."),  # both faults
-                 final("巴黎很暖和。")]  # one of them repaired, none added
-    result = Agent(ScriptedModel(fixed_one), toolbox).run(task)
-    assert result.steps[-1].review and result.final_answer == "巴黎很暖和。"
-
-
-def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
-    result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")],
-                    review_answer="always")
-    assert (result.status, result.final_answer) == ("final_answer", "18 °C in Paris.")
-    assert result.error is None
-
-
-def test_no_review_without_a_tool_call_or_when_turned_off(toolbox: Toolbox) -> None:
-    result, model = run(toolbox, [final("Hello!")], review_answer="always")
-    assert len(model.calls) == 1 and not any(s.review for s in result.steps)
-    replies = [act("get_weather", city="Paris"), final("Warm.")]
-    result, model = run(toolbox, replies, review_answer="off")
-    assert len(model.calls) == 2 and result.final_answer == "Warm."
-
-
-def test_auto_reviews_only_a_draft_the_cheap_check_faults(toolbox: Toolbox) -> None:
-    stated = [act("get_weather", city="Paris"), final("It is 18 °C in Paris.")]
-    result, model = run(toolbox, stated)  # the default: review_answer="auto"
-    assert len(model.calls) == 2 and not any(s.review for s in result.steps)
-    bare = [act("get_weather", city="Paris"), final("Paris is warmer."),
-            final("Paris: 18 °C.")]
-    result, model = run(toolbox, bare)
-    assert len(model.calls) == 3 and result.final_answer == "Paris: 18 °C."
-    assert result.steps[-1].review_reasons == ["states none of the values get_weather returned"]
-    assert RunResult.from_dict(result.to_dict()).steps[-1].review_reasons == \
-        result.steps[-1].review_reasons
-
-
-def _directory_and_mail() -> tuple[Toolbox, list[str]]:
-    """A toolbox that finds an address and sends mail, and the list of addresses sent to."""
-    tb = Toolbox()
-    sent: list[str] = []
-
-    @tb.tool
-    def find_person(person: str) -> str:
-        """A person's email address."""
-        return '{"email": "ann.lee@corp.example"}'
-
-    @tb.tool
-    def send_email(to: str, body: str) -> str:
-        """Send an email."""
-        sent.append(to)
-        return "sent"
-
-    return tb, sent
-
-
-def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
-    tb, sent = _directory_and_mail()
-    replies = [act("send_email", to="ann@example.com", body="hi"),
-               act("find_person", person="Ann Lee"),
-               act("send_email", to="ann.lee@corp.example", body="hi"), final("Sent.")]
-    result = Agent(ScriptedModel(replies), tb, review_answer="off").run("Email Ann Lee: hi")
-    assert sent == ["ann.lee@corp.example"]
-    assert result.steps[0].results[0].error == "ungrounded"
-    assert "'ann@example.com' in to is in neither the task" in result.steps[0].observations[0]
-    off = Agent(ScriptedModel([*replies[:1], final("Sent.")]), tb, review_answer="off",
-                ground_contacts=False).run("Email Ann Lee: hi")
-    assert off.steps[0].results[0].ok and sent[-1] == "ann@example.com"
-    # the guess sent again after the lookup: refused again, now naming the address looked up
-    sent.clear()
-    again = [replies[0], replies[1], replies[0], replies[2], final("Sent.")]
-    result = Agent(ScriptedModel(again), tb, review_answer="off").run("Email Ann Lee: hi")
-    assert sent == ["ann.lee@corp.example"]
-    refusal = result.steps[2].results[0]
-    assert refusal.error == "ungrounded"
-    assert refusal.observation.endswith(
-        "The task and the tool results hold: 'ann.lee@corp.example'; use the one that belongs "
-        "to whom the task means.")
-
-
-def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call() -> None:
-    # several calls in one step come back as "[2] send_email {...}: ...": that line quotes the
-    # made-up address, which must not count as found when the model sends it again
-    tb, sent = _directory_and_mail()
-    guess = {"name": "send_email", "args": {"to": "ann@example.com", "body": "hi"}}
-    both = json.dumps({"thought": "t", "action": [
-        {"name": "find_person", "args": {"person": "Ann Lee"}}, guess]})
-    replies = [both, act("send_email", to="ann@example.com", body="hi"), final("Done.")]
-    result = Agent(ScriptedModel(replies), tb, review_answer="off",
-                   hold_dependent_calls=False).run("Email Ann Lee: hi")  # both run at once
-    assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
-    assert sent == []
-    assert [r.error for r in result.steps[1].results] == ["ungrounded"]
-
-
-# -- the answer floor ---------------------------------------------------------------------------
-class FloorModel(ScriptedModel):
-    """A scripted backend that takes ``answer_floor=`` (as the embedded model does): each call's
-    floor is kept in ``floors``; its replies report a measured probability when one was set."""
-
-    accepts_answer_floor = True
-
-    def __init__(self, replies: Sequence[str]) -> None:
-        super().__init__(replies)
-        self.floors: list[float | None] = []
-
-    def complete(  # type: ignore[override]
-        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
-        strict: bool = False, answer_floor: float | None = None,
-    ) -> ModelReply:
-        self.floors.append(answer_floor)
-        reply = super().complete(messages, schema, strict)
-        if answer_floor is None:
-            return reply
-        return ModelReply(reply.text, reply.prompt_tokens, reply.completion_tokens,
-                          reply.finish_reason, answer_probability=0.2, answer_taken=True)
-
-
-def test_the_answer_floor_is_asked_for_until_a_tool_is_called(toolbox: Toolbox) -> None:
-    model = FloorModel(["not json", act("get_weather", "Paris.", city="Paris"),
-                        final("18 °C in Paris.")])
-    result = Agent(model, toolbox, review_answer="off").run(TASK)
-    assert model.floors == [0.035, 0.035, None]  # the retry after an unusable reply too
-    first, call, answer = result.steps
-    assert (first.answer_probability, first.answer_taken) == (0.2, True)
-    assert (answer.answer_probability, answer.answer_taken) == (None, False)
-    assert call.to_dict()["answer_probability"] == 0.2
-    assert Step.from_dict(call.to_dict()).answer_taken
-
-
-def test_the_answer_floor_can_be_set_or_turned_off(toolbox: Toolbox) -> None:
-    model = FloorModel([final("Hello.")])
-    Agent(model, toolbox, answer_floor=0.2).run("Hi!")
-    assert model.floors == [0.2]
-    model = FloorModel([final("Hello.")])
-    Agent(model, toolbox, answer_floor=None).run("Hi!")
-    assert model.floors == [None]
-    with pytest.raises(ConfigError, match="answer_floor"):
-        AgentConfig(answer_floor=1.5)

@@ -16,6 +16,7 @@ from react_agent.agent._conversation import SUMMARY_ACK, Conversation, estimate_
 from react_agent.events import HistoryCompressed, RunStarted
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message
+from react_agent.policies import default_policies
 
 
 def act(name: str, **args: Any) -> str:
@@ -33,7 +34,7 @@ def test_seed004_turns_share_the_history() -> None:
         act("get_stock_price", ticker="AAPL"), final("AAPL is at 150.0."),
         final("You asked about Tokyo."),
     ])
-    chat = Agent(model, seed004, review_answer="off").chat()
+    chat = Agent(model, seed004, policies=default_policies(off=["review"])).chat()
     results = [chat.ask(t["user"]) for t in turns]
     assert [check_run(r, t) for r, t in zip(results, turns, strict=True)] == [[], [], []]
     second_input = "\n".join(m["content"] for m in model.calls[2])
@@ -109,7 +110,7 @@ def lookup_toolbox() -> Toolbox:
 def test_old_turns_are_summarised_and_recent_ones_kept() -> None:
     summaries: list[str] = []
     model = scripted_person(summaries)
-    agent = Agent(model, lookup_toolbox(), review_answer="off")
+    agent = Agent(model, lookup_toolbox(), policies=default_policies(off=["review"]))
     chat = Conversation(agent, max_history_tokens=1500, keep_last=2)
     events: list[Any] = []
     for n in range(1, 13):

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 from react_agent import Agent, RunResult, ToolCall
 from react_agent.harness import _checks as checks
 from react_agent.models import ScriptedModel
+from react_agent.policies import default_policies
 from react_agent.tools._invoker import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +31,7 @@ from examples import tools  # noqa: E402
 
 TURNS = common.all_turns()
 TURN = {turn.label: turn for turn in TURNS}
+NO_REVIEW = default_policies(off=["review"])  # the reference trajectories have no review call
 
 
 # -- scripted tier: every turn of every seed ------------------------------------------------------
@@ -38,7 +41,7 @@ def test_reference_trajectory_replays(turn: common.Turn) -> None:
     reference = spec["reference_trajectory"]
     history = common.task_turns(turn)  # a later turn of a conversation runs after the earlier
     model = common.scripted_model(*(t.spec for t in history))
-    chat = Agent(model, tools.TOOLBOXES[turn.seed], review_answer="off").chat()
+    chat = Agent(model, tools.TOOLBOXES[turn.seed], policies=NO_REVIEW).chat()
     result = [chat.ask(t.spec["user"]) for t in history][-1]
 
     assert result.status == "final_answer", result.error
@@ -143,13 +146,15 @@ def answer(text: str) -> str:
     return json.dumps({"thought": "done", "action": {"final_answer": text}}, ensure_ascii=False)
 
 
-def run(label: str, replies: list[str], max_steps: int = 10, **options: Any) -> RunResult:
+def run(label: str, replies: list[str], max_steps: int = 10, off: Sequence[str] = ()
+        ) -> RunResult:
     """Run ``label``'s turn with ``replies``, after the task's earlier turns (replayed)."""
     turn = TURN[label]
     earlier = common.task_turns(turn)[:-1]
     model = ScriptedModel([*common.scripted_model(*(t.spec for t in earlier)).replies, *replies])
     toolbox = tools.TOOLBOXES[turn.seed]
-    chat = Agent(model, toolbox, max_steps=max_steps, review_answer="off", **options).chat()
+    policies = default_policies(off=["review", *off])
+    chat = Agent(model, toolbox, max_steps=max_steps, policies=policies).chat()
     return [chat.ask(t.spec["user"]) for t in [*earlier, turn]][-1]
 
 
@@ -219,7 +224,7 @@ def test_checker_fails_wrong_runs(label: str, replies: list[str], problems: list
 def test_checker_fails_a_run_without_final_answer() -> None:
     result = run(
         "seed002-walkthrough-beijing", [act("get_weather", city="北京")], max_steps=1,
-        best_effort_answer=False,
+        off=["best_effort"],
     )
     assert common.check_run(result, TURN["seed002-walkthrough-beijing"].spec) == [
         "the run ended with status 'max_steps': The run used 1 step without a final answer.",
@@ -325,7 +330,7 @@ def test_seeds_tasks_file_scores_the_reference_runs(tmp_path: Path) -> None:
     def make_agent(task: Any) -> Agent:
         turns = [TURN[t.label] for t in TURNS if t.task_id == task.id]
         return Agent(common.scripted_model(*(t.spec for t in turns)), load_toolbox(task.tools),
-                     max_steps=task.max_steps, review_answer="off")
+                     max_steps=task.max_steps, policies=NO_REVIEW)
 
     report = run_batch(tasks, tmp_path / "r.jsonl", make_agent)
     assert [(r["id"], r["problems"]) for r in report.records if not r["passed"]] == []

@@ -12,6 +12,7 @@ from helpers import ResettableModel
 from react_agent import Agent, ConfigError, Toolbox
 from react_agent.harness._batch import BatchTask, load_tasks, read_records, run_batch, summary_table
 from react_agent.models import ScriptedModel
+from react_agent.policies import default_policies
 
 
 def test_load_tasks(tmp_path: Path) -> None:
@@ -152,14 +153,14 @@ def test_conversation_turns_share_one_chat(tmp_path: Path) -> None:
     tasks = load_tasks(_write(tmp_path, line))
     replies = [act("get_weather", city="Oslo"), answer("7.5 C"), answer("The weather in Oslo.")]
     report = run_batch(tasks, tmp_path / "r.jsonl", lambda task: Agent(
-        ScriptedModel(replies), weather_toolbox(), review_answer="off"))
+        ScriptedModel(replies), weather_toolbox(), policies=default_policies(off=["review"])))
     record = report.records[0]
     assert record["passed"] is True and [t["passed"] for t in record["turns"]] == [True, True]
     assert record["steps"] == 3 and record["final_answer"] == "The weather in Oslo."
 
     replies[-1] = answer("I do not know.")
     report = run_batch(tasks, tmp_path / "r2.jsonl", lambda task: Agent(
-        ScriptedModel(replies), weather_toolbox(), review_answer="off"))
+        ScriptedModel(replies), weather_toolbox(), policies=default_policies(off=["review"])))
     assert report.records[0]["problems"] == ["turn 2: the final answer lacks 'Oslo'"]
 
 

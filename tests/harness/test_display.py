@@ -11,6 +11,7 @@ import pytest
 from react_agent import Agent, ModelError, OutputParseError, Toolbox, parse_reply
 from react_agent.harness._display import Printer, summary
 from react_agent.models import ScriptedModel
+from react_agent.policies import Review, default_policies
 from react_agent.types import ModelReply
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -24,6 +25,7 @@ REPLIES = [
     json.dumps({"thought": "I have it.", "action": {"final_answer": "北京: sunny, 3 °C."}}),
     json.dumps({"thought": "Complete.", "action": {"final_answer": "北京 is sunny, 3 °C."}}),
 ]
+REVIEW_ALWAYS = default_policies(use=[Review(mode="always")])  # the draft is reviewed
 
 
 class FakeTTY(io.StringIO):
@@ -42,7 +44,7 @@ def agent() -> Agent:
             raise LookupError("unknown city")
         return "sunny, 3 °C"
 
-    return Agent(ScriptedModel(REPLIES), toolbox, review_answer="always")
+    return Agent(ScriptedModel(REPLIES), toolbox, policies=REVIEW_ALWAYS)
 
 
 def print_run(agent: Agent, stream: io.StringIO, **options: object) -> str:
@@ -73,7 +75,7 @@ def test_thought_chain_lines(agent: Agent) -> None:
     ]
     assert lines[9:13] == [
         "Draft answer: 北京: sunny, 3 °C.",
-        "Review: the draft answer is reviewed every time (review_answer='always'); asking again "
+        "Review: the draft answer is reviewed every time (Review(mode='always')); asking again "
         "in a focused call",
         "Thought: Complete.", "Final answer: 北京 is sunny, 3 °C."]
     assert lines[13].startswith("Status: final_answer, 5 model calls, 2 tool calls, ")
@@ -113,7 +115,7 @@ def test_colour_codes_per_kind(agent: Agent) -> None:
     assert "\x1b[1;35mFinal answer:\x1b[0m" in text
     # Without colours the same text remains.
     plain = print_run(
-        Agent(ScriptedModel(REPLIES), agent.toolbox, review_answer="always"), io.StringIO(),
+        Agent(ScriptedModel(REPLIES), agent.toolbox, policies=REVIEW_ALWAYS), io.StringIO(),
         color=False,
     )
     assert ANSI.sub("", text) == plain
@@ -167,7 +169,8 @@ def test_a_resumed_run_says_so() -> None:
     tb = TB()
     tb.add(lambda: "ok", name="noop", description="Does nothing.")
     act = '{"thought": "t", "action": {"name": "noop", "args": {}}}'
-    first = Agent(ScriptedModel([act]), tb, max_steps=1, best_effort_answer=False).run("task")
+    first = Agent(ScriptedModel([act]), tb, max_steps=1,
+                  policies=default_policies(off=["best_effort"])).run("task")
     out = io.StringIO()
     agent = Agent(ScriptedModel(['{"thought": "t", "action": {"final_answer": "done"}}']), tb,
                   callbacks=[Printer(out)])

@@ -21,6 +21,7 @@ from react_agent.harness._evaluation import (
     toolbox_from_specs,
 )
 from react_agent.models import ScriptedModel
+from react_agent.policies import Routing, default_policies
 from react_agent.tools import _schema as json_schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +103,7 @@ def test_first_turn_scores_a_call_that_waits_as_the_model_wrote_it() -> None:
     reply = act(("get_weather", {"city": "Paris"}), ("get_time", {"zone": "Europe/Paris"}))
     agent = Agent(ScriptedModel([reply]), toolbox_from_specs([WEATHER, time]))
     turn = first_turn(agent, "Weather and time in Paris?")  # the zone is stated nowhere
-    assert [c.name for c in turn.step.held_calls] == ["get_time"]
+    assert [c["name"] for c in turn.step.records["held_calls"]] == ["get_time"]
     assert turn.calls == [{"name": "get_weather", "args": {"city": "Paris"}},
                      {"name": "get_time", "args": {"zone": "Europe/Paris"}}]
 
@@ -145,8 +146,8 @@ def test_reference_answers_score_full_marks_and_resume(tmp_path: Path) -> None:
 
     def make_agent(toolbox: Any) -> Agent:
         made.append(1)
-        return Agent(ScriptedModel([perfect]), toolbox, max_steps=1, best_effort_answer=False,
-                     routing="auto")
+        policies = default_policies(use=[Routing(mode="auto")], off=["best_effort"])
+        return Agent(ScriptedModel([perfect]), toolbox, max_steps=1, policies=policies)
 
     out = tmp_path / "r.jsonl"
     records = run_eval(items[:20], out, make_agent)

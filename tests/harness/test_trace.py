@@ -13,6 +13,7 @@ from react_agent import Agent, ConfigError, RunResult, Toolbox
 from react_agent.harness._display import Printer
 from react_agent.harness._trace import TraceWriter, read_trace, replay_events
 from react_agent.models import ScriptedModel
+from react_agent.policies import default_policies
 from react_agent.types import ModelReply
 
 REPLIES = [
@@ -70,7 +71,8 @@ def test_records_field_by_field(tmp_path: Path) -> None:
     assert first["final_answer"] is None and first["parse_error"] is None
     assert first["prompt_tokens"] == result.steps[0].prompt_tokens > 0
     assert first["completion_tokens"] == result.steps[0].completion_tokens > 0
-    assert first["seconds"] >= 0 and first["best_effort"] is False
+    assert first["seconds"] >= 0 and first["origin"] is None
+    assert (first["records"], first["notes"], first["in_history"]) == ({}, [], True)
     assert first["assistant_message"] == REPLIES[0] and first["feedback"] is None
 
     tool = recs[2]
@@ -113,7 +115,7 @@ def test_replay_prints_what_the_live_run_printed(tmp_path: Path) -> None:
     printer = Printer(live, usage=True)
     with TraceWriter(tmp_path / "t.jsonl") as trace:
         Agent(ScriptedModel(REPLIES), weather(), callbacks=[printer, trace],
-              review_answer="off").run(TASK)
+              policies=default_policies(off=["review"])).run(TASK)
     replayed = io.StringIO()
     replay_printer = Printer(replayed, usage=True)
     for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
@@ -127,7 +129,8 @@ def test_replay_prints_a_broken_loop_as_the_live_run_did(tmp_path: Path) -> None
     answer = '{"thought": "Known.", "action": {"final_answer": "sunny"}}'
     live = io.StringIO()
     with TraceWriter(tmp_path / "t.jsonl") as trace:
-        result = Agent(ScriptedModel([paris] * 4 + [answer]), weather(), answer_on_repeat=False,
+        result = Agent(ScriptedModel([paris] * 4 + [answer]), weather(),
+                       policies=default_policies(off=["repeat"]),
                        callbacks=[Printer(live), trace]).run(TASK)
     replayed = io.StringIO()
     for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
@@ -145,17 +148,46 @@ def test_a_repeat_set_aside_is_replayed_and_left_out_of_a_rebuilt_history(
     live = io.StringIO()
     with TraceWriter(tmp_path / "t.jsonl") as trace:
         result = Agent(ScriptedModel(replies), weather(), callbacks=[Printer(live), trace],
-                       review_answer="off").run(TASK)
+                       policies=default_policies(off=["review"])).run(TASK)
     replayed = io.StringIO()
     for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
         Printer(replayed)(event)
     assert replayed.getvalue() == live.getvalue()
     assert "Repeat: the run already has the results of 1 call" in live.getvalue()
-    assert [r["repeat"] for r in records(tmp_path / "t.jsonl") if r["type"] == "model_call"] \
-        == [False, True, False]
+    recs = records(tmp_path / "t.jsonl")
+    calls = [r for r in recs if r["type"] == "model_call"]
+    assert [r["records"].get("repeat", False) for r in calls] == [False, True, False]
+    assert [r["in_history"] for r in calls] == [True, False, True]
+    [note] = [r for r in recs if r["type"] == "note"]
+    assert (note["step"], note["policy"], note["label"]) == (2, "repeat", "Repeat")
     cut_after(tmp_path / "t.jsonl", 5)  # up to the repeat's record
     [cut] = read_trace(tmp_path / "t.jsonl")
-    assert cut.messages == result.messages[:4] and [s.repeat for s in cut.steps] == [False, True]
+    assert cut.messages == result.messages[:4]
+    assert [s.records.get("repeat", False) for s in cut.steps] == [False, True]
+    assert cut.steps[1].notes == result.steps[1].notes  # kept on the step's record too
+
+
+def test_an_old_trace_with_the_fields_before_policies_were_plug_ins_is_rebuilt(
+    tmp_path: Path
+) -> None:
+    paris = '{"thought": "Again.", "action": {"name": "get_weather", "args": {"city": "Paris"}}}'
+    replies = [paris, paris, '{"thought": "Known.", "action": {"final_answer": "sunny"}}']
+    with TraceWriter(tmp_path / "t.jsonl") as trace:
+        result = Agent(ScriptedModel(replies), weather(), callbacks=[trace],
+                       policies=default_policies(off=["review"])).run(TASK)
+    old = []
+    for r in records(tmp_path / "t.jsonl")[:5]:  # up to the repeat's record
+        if r["type"] == "model_call":
+            repeat = r.pop("records").get("repeat", False)
+            del r["origin"], r["notes"], r["in_history"]
+            r.update(best_effort=False, review=False, review_reasons=[], repeat=repeat,
+                     held_calls=[])
+        old.append(json.dumps(r))
+    (tmp_path / "t.jsonl").write_text("\n".join(old) + "\n", "utf-8")
+    [cut] = read_trace(tmp_path / "t.jsonl")
+    assert cut.messages == result.messages[:4]
+    assert [(s.records, s.in_history) for s in cut.steps] == [({}, True), ({"repeat": True},
+                                                                            False)]
 
 
 def test_a_held_call_is_replayed_and_left_out_of_a_rebuilt_history(tmp_path: Path) -> None:
@@ -173,15 +205,18 @@ def test_a_held_call_is_replayed_and_left_out_of_a_rebuilt_history(tmp_path: Pat
     live = io.StringIO()
     with TraceWriter(tmp_path / "t.jsonl") as trace:
         result = Agent(ScriptedModel(replies), tb, callbacks=[Printer(live), trace],
-                       review_answer="off").run("Weather in Paris? Text it to Bo.")
+                       policies=default_policies(off=["review"])).run(
+                           "Weather in Paris? Text it to Bo.")
     replayed = io.StringIO()
     for event in replay_events(read_trace(tmp_path / "t.jsonl")[0]):
         Printer(replayed)(event)
     assert replayed.getvalue() == live.getvalue() and "Held: send_text" in live.getvalue()
-    cut_after(tmp_path / "t.jsonl", 4)  # up to the first step's observation
+    kinds = [r["type"] for r in records(tmp_path / "t.jsonl")]
+    assert kinds[:5] == ["run_start", "model_call", "note", "tool_call", "observation"]
+    cut_after(tmp_path / "t.jsonl", 5)  # up to the first step's observation
     [cut] = read_trace(tmp_path / "t.jsonl")
     assert cut.messages == result.messages[:4] and "20 °C" not in cut.messages[2]["content"]
-    assert [c.name for c in cut.steps[0].held_calls] == ["send_text"]
+    assert [c["name"] for c in cut.steps[0].records["held_calls"]] == ["send_text"]
 
 
 def cut_after(path: Path, kept: int) -> None:
@@ -258,7 +293,7 @@ def test_max_steps_best_effort_is_traced(tmp_path: Path) -> None:
     replies = [REPLIES[0], json.dumps({"thought": "t", "action": {"final_answer": "maybe"}})]
     traced_run(tmp_path / "t.jsonl", replies, max_steps=1)
     recs = records(tmp_path / "t.jsonl")
-    assert [r["best_effort"] for r in recs if r["type"] == "model_call"] == [False, True]
+    assert [r["origin"] for r in recs if r["type"] == "model_call"] == [None, "best_effort"]
     assert recs[-1]["status"] == "max_steps" and recs[-1]["best_effort"] is True
     [run] = read_trace(tmp_path / "t.jsonl")
     events = list(replay_events(run))

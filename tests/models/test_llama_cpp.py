@@ -18,6 +18,7 @@ from tools import SENT_MESSAGES, seed000, seed002, seed003, seed004
 
 from react_agent import Agent, RunResult
 from react_agent._protocol import reply_schema
+from react_agent.policies import AnswerFloor, Constrained, default_policies
 
 pytestmark = pytest.mark.real_model
 
@@ -67,7 +68,7 @@ def test_seed000_umbrella_with_usage(embedded_model) -> None:
     assert all(s.prompt_tokens and s.completion_tokens for s in result.steps)
     # the history is append-only: each step's prompt is longer than the previous one (the
     # review call has a prompt of its own: the system prompt, the results and the task)
-    prompts = [s.prompt_tokens for s in result.steps if not s.review]
+    prompts = [s.prompt_tokens for s in result.steps if s.origin != "review"]
     assert prompts == sorted(prompts) and len(set(prompts)) == len(prompts)
 
 
@@ -85,7 +86,8 @@ def test_seed004_conversation_remembers_earlier_turns(embedded_model) -> None:
 def test_constrained_replies_fit_the_reply_schema(embedded_model) -> None:
     """Under the grammar every reply is one JSON object of the schema (no fences, no prose)."""
     turn = spec("seed002-walkthrough-beijing")
-    agent = Agent(embedded_model, seed002, max_steps=5, constrained="on")
+    agent = Agent(embedded_model, seed002, max_steps=5,
+                  policies=default_policies(use=[Constrained(mode="on")]))
     result = agent.run(turn["user"])
     validator = Draft202012Validator(reply_schema(seed002))
     assert result.steps and all(
@@ -179,12 +181,15 @@ def test_the_answer_floor_decides_at_the_action_and_leaves_the_thought(embedded_
     from react_agent.harness._evaluation import first_turn
 
     task = spec("seed002-walkthrough-beijing")["user"]
-    greedy = first_turn(Agent(embedded_model, seed002, answer_floor=None), task)
+    no_floor = default_policies(off=["answer_floor"])
+    greedy = first_turn(Agent(embedded_model, seed002, policies=no_floor), task)
     embedded_model.reset()
-    forced = first_turn(Agent(embedded_model, seed002, answer_floor=1e-12), task)
+    low_floor = default_policies(use=[AnswerFloor(floor=1e-12)])
+    forced = first_turn(Agent(embedded_model, seed002, policies=low_floor), task)
     assert greedy.calls and greedy.step.final_answer is None
-    assert greedy.step.answer_probability is None and not greedy.step.answer_taken
+    assert "answer_floor" not in greedy.step.records  # not measured without a floor
     assert forced.step.final_answer and not forced.calls
-    assert forced.step.answer_taken and 0 < (forced.step.answer_probability or 0) < 0.5
+    measured = forced.step.records["answer_floor"]
+    assert measured["taken"] and 0 < measured["probability"] < 0.5
     thought = greedy.step.raw_output.split('"action"')[0]
     assert forced.step.raw_output.split('"action"')[0] == thought

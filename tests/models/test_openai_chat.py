@@ -15,6 +15,7 @@ from react_agent import Agent
 from react_agent._protocol import reply_schema
 from react_agent.errors import ModelError
 from react_agent.models import OpenAIChatModel
+from react_agent.policies import Constrained, default_policies
 
 
 @pytest.mark.real_model
@@ -46,7 +47,8 @@ def test_constrained_auto_finds_the_servers_response_format(llama_server: str) -
     {"type": "json_object", "schema": ...}; the replies then fit the schema."""
     spec = next(t.spec for t in seed_turns("002") if t.label == "seed002-walkthrough-beijing")
     model = OpenAIChatModel(base_url=llama_server, max_retries=0)
-    result = Agent(model, seed002, max_steps=5, constrained="auto").run(spec["user"])
+    policies = default_policies(use=[Constrained(mode="auto")])
+    result = Agent(model, seed002, max_steps=5, policies=policies).run(spec["user"])
     assert model.constrained_form == "json_object+schema"
     validator = Draft202012Validator(reply_schema(seed002))
     assert all(validator.is_valid(json.loads(s.raw_output)) for s in result.steps)

@@ -13,6 +13,7 @@ from helpers import assert_streamed
 
 from react_agent import Agent, RunResult, Toolbox
 from react_agent.models import OpenAIChatModel
+from react_agent.policies import default_policies
 
 FIRST = json.dumps({"thought": "add first", "action": {"name": "add", "args": {"a": 2, "b": 3}}})
 FINAL = json.dumps({"thought": "done", "action": {"final_answer": "5"}})
@@ -32,7 +33,7 @@ def adder() -> Toolbox:
 def run_against(server: Any, fault: str, *, use_async: bool = False, **options: Any) -> RunResult:
     server.script = [f"reply:{FIRST}", fault]
     model = OpenAIChatModel(base_url=server.url, **{"max_retries": 0, "timeout": 5, **options})
-    agent = Agent(model, adder(), review_answer="off")
+    agent = Agent(model, adder(), policies=default_policies(off=["review"]))
     return asyncio.run(agent.arun("2 + 3?")) if use_async else agent.run("2 + 3?")
 
 
@@ -85,7 +86,7 @@ def test_refused_connection(fault_server: Any) -> None:
     url = fault_server.url
     fault_server.close()  # nothing listens on the port any more
     model = OpenAIChatModel("m", base_url=url, max_retries=0, timeout=5)
-    result = Agent(model, adder(), review_answer="off").run("2 + 3?")
+    result = Agent(model, adder(), policies=default_policies(off=["review"])).run("2 + 3?")
     assert result.status == "model_error" and result.steps == []
     assert f"Could not connect to the model server at {url}" in (result.error or "")
 
@@ -94,7 +95,7 @@ def test_refused_connection(fault_server: Any) -> None:
 def test_retries_ride_out_a_passing_fault(fault_server: Any, fault: str) -> None:
     fault_server.script = [f"reply:{FIRST}", fault, f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=2, timeout=5)
-    result = Agent(model, adder(), review_answer="off").run("2 + 3?")
+    result = Agent(model, adder(), policies=default_policies(off=["review"])).run("2 + 3?")
     assert result.status == "final_answer" and result.final_answer == "5"
     assert len(fault_server.requests) == 3  # the failed request was retried once by the SDK
 
@@ -127,7 +128,7 @@ def test_usage_comes_back(fault_server: Any) -> None:
 def test_streamed_run_over_http(fault_server: Any, use_async: bool) -> None:
     fault_server.script = [f"reply:{FIRST}", f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0, timeout=5)
-    agent = Agent(model, adder(), stream=True, review_answer="off")
+    agent = Agent(model, adder(), stream=True, policies=default_policies(off=["review"]))
 
     async def collect() -> list[Any]:
         return [e async for e in agent.aiter("2 + 3?")]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from react_agent import Agent, ScriptedModel, Toolbox
 from react_agent.parsing._stream import FinalAnswerStream
+from react_agent.policies import default_policies
 
 
 def feed_all(text: str, cuts: list[int]) -> tuple[str, FinalAnswerStream]:
@@ -80,5 +81,6 @@ def test_stream_answer_skips_a_tool_argument_named_final_answer() -> None:
     toolbox.add(lambda final_answer: "saved", name="save", description="Save a draft.")
     replies = ['{"thought": "t", "action": {"name": "save", "args": {"final_answer": "DRAFT"}}}',
                '{"thought": "t", "action": {"final_answer": "Saved it."}}']
-    agent = Agent(ScriptedModel(replies, chunk_chars=3), toolbox, review_answer="off")
+    agent = Agent(ScriptedModel(replies, chunk_chars=3), toolbox,
+                  policies=default_policies(off=["review"]))
     assert "".join(agent.stream_answer("save a draft")) == "Saved it."

@@ -1,11 +1,28 @@
+"""Tests for react_agent.policies._grounding: a contact detail from nowhere is refused
+(:func:`ungrounded`, :class:`~react_agent.policies.GroundContacts`), and the values nobody
+stated are found (:func:`unstated`, used by :class:`~react_agent.policies.HoldDependentCalls`)."""
+
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from helpers import act, directory_and_mail, final
 
+from react_agent import Agent
+from react_agent._run import Facts
+from react_agent.models import ScriptedModel
+from react_agent.policies import default_policies
 from react_agent.policies._grounding import ungrounded, unstated
 from react_agent.types import ToolCall
+
+
+def told(text: str) -> Facts:
+    """What a run knows after the user said ``text``, as the policies read it."""
+    facts = Facts()
+    facts.told({"role": "user", "content": text})
+    return facts
 
 
 @pytest.mark.parametrize(
@@ -24,7 +41,8 @@ from react_agent.types import ToolCall
 )
 def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known: str,
                                                     refused: str | None) -> None:
-    result = ungrounded(ToolCall("send", args), known)
+    facts = told(known)
+    result = ungrounded(ToolCall("send", args), facts.known, facts.known_digits)
     if refused is None:
         assert result is None
     else:
@@ -54,4 +72,47 @@ def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known:
 def test_unstated_lists_the_values_nobody_stated(args: dict[str, Any], said: str,
                                                  missing: list[str]) -> None:
     schema = {"type": "object", "properties": {"units": {"enum": ["celsius", "fahrenheit"]}}}
-    assert unstated(ToolCall("tool", args), said, schema) == missing
+    facts = told(said)
+    assert unstated(ToolCall("tool", args), facts.said, facts.said_numbers, schema) == missing
+
+
+# -- in a run (GroundContacts) ------------------------------------------------------------------
+def test_a_send_to_a_made_up_address_is_not_run_until_it_was_looked_up() -> None:
+    tb, sent = directory_and_mail()
+    replies = [act("send_email", to="ann@example.com", body="hi"),
+               act("find_person", person="Ann Lee"),
+               act("send_email", to="ann.lee@corp.example", body="hi"), final("Sent.")]
+    no_review = default_policies(off=["review"])
+    result = Agent(ScriptedModel(replies), tb, policies=no_review).run("Email Ann Lee: hi")
+    assert sent == ["ann.lee@corp.example"]
+    assert result.steps[0].results[0].error == "ungrounded"
+    assert "'ann@example.com' in to is in neither the task" in result.steps[0].observations[0]
+    off = Agent(ScriptedModel([*replies[:1], final("Sent.")]), tb,
+                policies=default_policies(off=["review", "ground_contacts"])
+                ).run("Email Ann Lee: hi")
+    assert off.steps[0].results[0].ok and sent[-1] == "ann@example.com"
+    # the guess sent again after the lookup: refused again, now naming the address looked up
+    sent.clear()
+    again = [replies[0], replies[1], replies[0], replies[2], final("Sent.")]
+    result = Agent(ScriptedModel(again), tb, policies=no_review).run("Email Ann Lee: hi")
+    assert sent == ["ann.lee@corp.example"]
+    refusal = result.steps[2].results[0]
+    assert refusal.error == "ungrounded"
+    assert refusal.observation.endswith(
+        "The task and the tool results hold: 'ann.lee@corp.example'; use the one that belongs "
+        "to whom the task means.")
+
+
+def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call() -> None:
+    # several calls in one step come back as "[2] send_email {...}: ...": that line quotes the
+    # made-up address, which must not count as found when the model sends it again
+    tb, sent = directory_and_mail()
+    guess = {"name": "send_email", "args": {"to": "ann@example.com", "body": "hi"}}
+    both = json.dumps({"thought": "t", "action": [
+        {"name": "find_person", "args": {"person": "Ann Lee"}}, guess]})
+    replies = [both, act("send_email", to="ann@example.com", body="hi"), final("Done.")]
+    result = Agent(ScriptedModel(replies), tb, policies=default_policies(
+        off=["review", "held_calls"])).run("Email Ann Lee: hi")  # both run at once
+    assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
+    assert sent == []
+    assert [r.error for r in result.steps[1].results] == ["ungrounded"]

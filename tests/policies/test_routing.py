@@ -8,6 +8,7 @@ import pytest
 
 from react_agent import Agent, Toolbox
 from react_agent.models import ScriptedModel
+from react_agent.policies import Constrained, Routing, default_policies
 from react_agent.policies._routing import select_tools
 
 FINAL = json.dumps({"thought": "done", "action": {"final_answer": "ok"}})
@@ -67,7 +68,8 @@ def test_routing_keeps_every_tool_when_nothing_matches_or_few_tools() -> None:
 def test_the_agent_routes_with_its_config() -> None:
     model = ScriptedModel([FINAL, FINAL])
     Agent(model, many_tools()).run("Weather in Oslo? temperature")  # routing is off by default
-    Agent(model, many_tools(), routing="auto").run("Weather in Oslo? temperature")
+    routing = default_policies(use=[Routing(mode="auto")])
+    Agent(model, many_tools(), policies=routing).run("Weather in Oslo? temperature")
     unrouted, routed = (call[0]["content"] for call in model.calls)
     assert "- play_music:" in unrouted and "- play_music:" not in routed
     assert "- get_weather:" in routed
@@ -77,9 +79,8 @@ def test_a_routed_run_shows_only_the_chosen_tools_but_can_call_any() -> None:
     call_hidden = json.dumps({"thought": "t", "action": {"name": "play_music",
                                                          "args": {"query": "x"}}})
     model = ScriptedModel([call_hidden, FINAL])
-    result = Agent(model, many_tools(), routing="auto", routing_top_k=2, constrained="auto").run(
-        "Weather in Oslo? temperature"
-    )
+    policies = default_policies(use=[Constrained(mode="auto"), Routing(mode="auto", top_k=2)])
+    result = Agent(model, many_tools(), policies=policies).run("Weather in Oslo? temperature")
     assert result.tools == ["get_weather"]
     system = model.calls[0][0]["content"]
     assert "- get_weather:" in system and "- play_music:" not in system

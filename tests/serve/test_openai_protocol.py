@@ -78,7 +78,7 @@ def test_tool_choice_forms() -> None:
 
 
 def test_history_is_written_in_the_models_own_protocol() -> None:
-    instructions, conversation = read_messages([
+    dialogue = read_messages([
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": [{"type": "text", "text": "Weather in Paris"},
                                      {"type": "text", "text": "and Rome?"}]},
@@ -88,7 +88,12 @@ def test_history_is_written_in_the_models_own_protocol() -> None:
         {"role": "tool", "tool_call_id": "call_2", "content": "rain"},
         {"role": "tool", "tool_call_id": "call_1", "content": ""},
     ])
-    assert instructions == ["Be brief."]
+    instructions, conversation = dialogue.instructions, dialogue.conversation
+    assert instructions == ["Be brief."] and dialogue.task == "Weather in Paris\nand Rome?"
+    (step,) = dialogue.steps  # the calls of the history, with the results the client sent
+    assert [c.args["city"] for c in step.tool_calls] == ["Paris", "Rome"]
+    assert [(r.call.args["city"], r.observation, r.ok) for r in step.results] == [
+        ("Rome", "rain", True), ("Paris", "(the tool returned an empty string)", True)]
     assert [m["role"] for m in conversation] == ["user", "assistant", "user"]
     assert conversation[0]["content"] == "Weather in Paris\nand Rome?"
     reply = parse_reply(conversation[1]["content"])  # what the model reads is what it writes
@@ -103,10 +108,11 @@ def test_history_is_written_in_the_models_own_protocol() -> None:
 
 
 def test_an_earlier_final_answer_is_an_envelope_too() -> None:
-    _, conversation = read_messages([
+    dialogue = read_messages([
         {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"},
         {"role": "user", "content": "Bye"}])
-    assert parse_reply(conversation[1]["content"]).final_answer == "Hello!"
+    assert parse_reply(dialogue.conversation[1]["content"]).final_answer == "Hello!"
+    assert dialogue.steps == [] and dialogue.task == "Bye"
 
 
 @pytest.mark.parametrize(

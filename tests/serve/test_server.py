@@ -19,6 +19,7 @@ from typing import Any
 import httpx2
 import openai
 import pytest
+from probes import CountingListener, opened
 
 from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
 from react_agent.serve._app import ServeConfig, create_app, running
@@ -325,8 +326,6 @@ def test_a_tool_schema_reference_to_a_url_or_file_is_refused_unopened(
 ) -> None:
     """Hostile input (issue 30, item 2): validating a call made jsonschema fetch a remote
     ``$ref`` or read a ``file://`` one, and its values came back in the error text."""
-    from test_schema import CountingListener, opened
-
     listener = CountingListener()
     fifo = tmp_path / "secret.json"
     os.mkfifo(fifo)
@@ -358,6 +357,84 @@ def test_a_body_nested_too_deeply_is_a_400(serve: Callable[..., str]) -> None:
         assert response.status_code == 400 and "nested deeper" in response.text
 
 
+def error_of(response: httpx2.Response) -> dict[str, Any]:
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    return dict(error)
+
+
+def test_a_web_page_cannot_drive_the_server(serve: Callable[..., str]) -> None:
+    """Hostile input (issue 30, item 3): a page the user visits could POST to the loopback
+    server (a simple cross-site request: text/plain, any Origin) or reach it by DNS
+    rebinding (a Host of its own)."""
+    model = ScriptedModel([answer("hi")] * 3)
+    url = serve(model)
+    body = json.dumps({"model": "any", "messages": USER, "tools": [WEATHER]})
+    plain = httpx2.post(f"{url}/chat/completions", content=body,
+                        headers={"content-type": "text/plain"})
+    assert plain.status_code == 415 and error_of(plain)["code"] == "unsupported_media_type"
+    form = httpx2.post(f"{url}/chat/completions", content=body,
+                       headers={"content-type": "application/x-www-form-urlencoded"})
+    assert form.status_code == 415
+    page = httpx2.post(f"{url}/chat/completions", content=body, headers={
+        "content-type": "application/json", "origin": "https://evil.example"})
+    assert page.status_code == 403 and error_of(page)["code"] == "origin_not_allowed"
+    rebound = httpx2.post(f"{url}/chat/completions", content=body, headers={
+        "content-type": "application/json", "host": "evil.example:8000"})
+    assert rebound.status_code == 403 and error_of(rebound)["code"] == "host_not_allowed"
+    assert httpx2.get(f"{url}/models", headers={"host": "evil.example"}).status_code == 403
+    assert model.calls == []
+    for host in ("localhost:8000", "127.0.0.1", "[::1]:9"):
+        ok = httpx2.post(f"{url}/chat/completions", content=body,
+                         headers={"content-type": "application/json; charset=utf-8",
+                                  "host": host})
+        assert ok.status_code == 200, (host, ok.text)
+
+
+def test_allowed_origins_get_cors_and_a_key_allows_any_host(serve: Callable[..., str]) -> None:
+    url = serve(ScriptedModel([answer("hi")] * 2), allowed_origins=("https://app.example",))
+    preflight = httpx2.options(f"{url}/chat/completions", headers={
+        "origin": "https://app.example", "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type"})
+    assert preflight.status_code == 200
+    assert preflight.headers["access-control-allow-origin"] == "https://app.example"
+    ok = httpx2.post(f"{url}/chat/completions", json={"messages": USER, "tools": [WEATHER]},
+                     headers={"origin": "https://app.example"})
+    assert ok.status_code == 200
+    assert ok.headers["access-control-allow-origin"] == "https://app.example"
+    keyed = serve(ScriptedModel([answer("hi")]), api_key="k")
+    assert httpx2.post(f"{keyed}/chat/completions", json={"messages": USER, "tools": [WEATHER]},
+                       headers={"host": "my-box.lan", "authorization": "Bearer k"}
+                       ).status_code == 200
+
+
+def test_a_bug_of_ours_is_a_500_that_keeps_the_connection(
+    serve: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile input (issue 30, item 10): after a 500 the server closed the keep-alive
+    connection without saying so, and the client's next pooled request failed."""
+    import react_agent.serve._app as app
+
+    calls = iter([RuntimeError("a bug"), None])
+
+    def read_request(body: Any) -> Any:
+        error = next(calls)
+        if error is not None:
+            raise error
+        return original(body)
+
+    original = app.read_request
+    monkeypatch.setattr(app, "read_request", read_request)
+    url = serve(ScriptedModel([answer("hi")]))
+    with httpx2.Client(base_url=url) as client:
+        body = {"messages": USER, "tools": [WEATHER]}
+        first = client.post("/chat/completions", json=body)
+        assert first.status_code == 500 and error_of(first)["type"] == "server_error"
+        assert "a bug" not in first.text  # no internals in the answer
+        second = client.post("/chat/completions", json=body)  # the same pooled connection
+        assert second.status_code == 200
+
+
 def test_malformed_bodies_and_routes(serve: Callable[..., str]) -> None:
     url = serve(ScriptedModel([]), max_body_bytes=2048)
     not_json = httpx2.post(f"{url}/chat/completions", content=b"{nope",
@@ -370,7 +447,8 @@ def test_malformed_bodies_and_routes(serve: Callable[..., str]) -> None:
     def chunked() -> Iterator[bytes]:  # no Content-Length: the limit holds while reading
         yield json.dumps(huge).encode()
 
-    assert httpx2.post(f"{url}/chat/completions", content=chunked()).status_code == 413
+    assert httpx2.post(f"{url}/chat/completions", content=chunked(),
+                       headers={"content-type": "application/json"}).status_code == 413
     missing = httpx2.get(f"{url}/nothing")
     assert missing.status_code == 404 and "error" in missing.json()
 

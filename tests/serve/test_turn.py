@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from react_agent.agent._model_io import in_thread
 from react_agent.errors import ModelError
 from react_agent.models import ModelReply, ScriptedModel
 from react_agent.serve._openai import read_request
-from react_agent.serve._turn import TurnResult, model_pieces, take_turn
+from react_agent.serve._turn import TurnResult, take_turn
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Weather of a city.",
@@ -167,7 +168,7 @@ def test_a_stream_given_up_early_is_closed_in_its_thread() -> None:
                 closed.set()
 
     async def take_two() -> list[Any]:
-        pieces = model_pieces(Endless(), [], stream=True)
+        pieces = in_thread(lambda: Endless().stream([]))
         got = [await anext(pieces), await anext(pieces)]
         await pieces.aclose()
         return got
@@ -175,3 +176,53 @@ def test_a_stream_given_up_early_is_closed_in_its_thread() -> None:
     assert asyncio.run(take_two()) == ["x", "x"]
     assert closed.wait(5)
     assert threading.current_thread().name not in threads
+
+
+MULTIPLY = {"type": "function", "function": {
+    "name": "multiply", "description": "Multiply two numbers.",
+    "parameters": {"type": "object", "properties": {
+        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+}}
+
+
+def test_a_call_repeated_after_its_result_came_back_is_not_handed_out_again() -> None:
+    """Issue 29: after the client sent back the result of multiply(23, 19), the model asked for
+    the same call again; serve handed it out, and the client framework looped. Now the repeat
+    is set aside as in the library and the final answer asked for in the same context."""
+    body = {"tools": [MULTIPLY], "messages": [
+        {"role": "user", "content": "What is 23 times 19? Use the tool."},
+        {"role": "assistant", "content": "I multiply.", "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "multiply", "arguments": '{"a": 23, "b": 19}'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "437"}]}
+    repeat = act(("multiply", {"a": 23, "b": 19}))
+    model = ScriptedModel([repeat, json.dumps(
+        {"thought": "I have it.", "action": {"final_answer": "23 × 19 = 437."}})])
+
+    async def collect() -> TurnResult:
+        items = [i async for i in take_turn(model, read_request(body))]
+        assert isinstance(items[-1], TurnResult)
+        return items[-1]
+
+    result = asyncio.run(collect())
+    assert result.calls == [] and result.answer == "23 × 19 = 437." and result.error is None
+    assert result.attempts == 2
+    second = model.calls[1]
+    assert second[-1]["content"].startswith("Observation: 437")  # the repeat left the history
+    assert all(m["content"] != repeat for m in second)
+
+
+def test_a_repeat_is_handed_out_when_the_request_requires_a_call() -> None:
+    body = {"tools": [MULTIPLY], "tool_choice": "required", "messages": [
+        {"role": "user", "content": "Multiply 23 by 19."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "multiply", "arguments": '{"a": 23, "b": 19}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "437"}]}
+    model = ScriptedModel([act(("multiply", {"a": 23, "b": 19}))])
+
+    async def collect() -> TurnResult:
+        return [i async for i in take_turn(model, read_request(body))][-1]  # type: ignore[return-value]
+
+    result = asyncio.run(collect())
+    assert [(c.name, c.args) for c in result.calls] == [("multiply", {"a": 23, "b": 19})]

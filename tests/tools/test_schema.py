@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from probes import CountingListener, opened
 
 from react_agent import Toolbox, ToolCall
 from react_agent.errors import ToolDefinitionError
@@ -28,33 +27,6 @@ def nested(levels: int) -> dict[str, Any]:
     return node
 
 
-class CountingListener:
-    """A TCP socket on 127.0.0.1 that counts the connections made to it."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sock.close()
-
-
 @pytest.fixture
 def listener() -> Iterator[CountingListener]:
     counting = CountingListener()
@@ -69,17 +41,6 @@ def fifo(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "secret.json"
     os.mkfifo(path)
     yield path
-
-
-def opened(fifo: Path) -> bool:
-    """Whether some reader has ``fifo`` open (opening the write end without blocking fails
-    with ENXIO when no one reads it)."""
-    try:
-        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError:
-        return False
-    os.close(fd)
-    return True
 
 
 def test_a_schema_nested_past_the_limit_is_refused_naming_the_place() -> None:

@@ -1,5 +1,6 @@
-"""Tests for react_agent._protocol (the reply schema) and how the agent and the
-OpenAI-compatible backend use it."""
+"""Tests for react_agent.policies._constrained: the reply schema
+(:func:`react_agent._protocol.reply_schema`), how the agent sends it
+(:class:`~react_agent.policies.Constrained`) and how the OpenAI-compatible backend uses it."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ import json
 from typing import Any, Literal
 
 import pytest
+from helpers import BAD_REPLY, act, final, run
+from helpers import weather_toolbox as temperatures
 from jsonschema import Draft202012Validator
 
-from react_agent import Agent, AgentConfig, ConfigError, Toolbox
+from react_agent import Agent, ConfigError, Toolbox
 from react_agent._protocol import reply_schema
 from react_agent.models import OpenAIChatModel, ScriptedModel
+from react_agent.policies import Constrained, Review, Routing, default_policies
 
 FINAL = json.dumps({"thought": "done", "action": {"final_answer": "ok"}})
+AUTO = default_policies(use=[Constrained(mode="auto")])
+"""The default policies, with the reply schema sent to backends that take one."""
 
 
 def weather_toolbox() -> Toolbox:
@@ -130,9 +136,9 @@ def test_agent_sends_the_schema_by_mode(mode: str, sent: bool, strict: bool) -> 
             return super().complete(messages, schema, strict)
 
     model = Recording([FINAL])
-    agent = Agent(model, weather_toolbox(), constrained=mode)
-    agent.run("hi")
-    assert (model.schemas[0] == agent.reply_schema) is sent
+    toolbox = weather_toolbox()
+    Agent(model, toolbox, policies=default_policies(use=[Constrained(mode=mode)])).run("hi")
+    assert (model.schemas[0] == reply_schema(toolbox)) is sent
     assert model.schemas[0] is None or sent
     assert seen == [strict]
 
@@ -144,16 +150,29 @@ def test_constrained_on_needs_a_backend_that_takes_a_schema() -> None:
         def complete(self, messages: Any) -> Any:
             raise AssertionError
 
-    with pytest.raises(ConfigError, match="constrained='on' needs a backend"):
-        Agent(Plain(), constrained="on")
-    Agent(Plain(), constrained="auto")  # auto simply sends nothing
+    with pytest.raises(ConfigError, match=r"Constrained\(mode='on'\) needs a backend"):
+        Agent(Plain(), policies=default_policies(use=[Constrained(mode="on")]))
+    Agent(Plain(), policies=default_policies(use=[Constrained(mode="auto")]))  # sends nothing
 
 
 def test_bad_modes_are_config_errors() -> None:
-    with pytest.raises(ConfigError, match="constrained must be one of auto, on, off"):
-        AgentConfig(constrained="yes")
-    with pytest.raises(ConfigError, match="routing must be one of"):
-        AgentConfig(routing="groups")
+    with pytest.raises(ConfigError, match="Constrained mode must be one of auto, on, off"):
+        Constrained(mode="yes")
+    with pytest.raises(ConfigError, match="Routing mode must be one of"):
+        Routing(mode="groups")
+    with pytest.raises(ConfigError, match="Review mode must be one of auto, always"):
+        Review(mode="off")  # off: default_policies(off=["review"])
+
+
+def test_the_reply_after_an_unusable_one_is_held_to_the_reply_schema() -> None:
+    toolbox = temperatures()
+    _, model = run(toolbox, [BAD_REPLY, BAD_REPLY, act("get_weather", city="Rome"),
+                             final("Rome.")])  # Constrained(mode="off") by default
+    assert model.schemas[0] is None and model.schemas[3] is None  # usable before: unconstrained
+    assert model.schemas[1] == model.schemas[2] == reply_schema(toolbox)
+    _, model = run(toolbox, [BAD_REPLY, final("Rome.")],
+                   policies=default_policies(use=[Constrained(after_unusable=False)]))
+    assert model.schemas == [None, None]
 
 
 # -- response_format negotiation with a real HTTP server -----------------------------------------
@@ -161,13 +180,13 @@ def test_openai_model_falls_back_through_the_forms(fault_server: Any) -> None:
     fault_server.refuse_formats = {"json_schema"}
     fault_server.script = [f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    agent = Agent(model, weather_toolbox(), constrained="auto")
+    agent = Agent(model, weather_toolbox(), policies=AUTO)
     assert agent.run("hi").status == "final_answer"
     assert agent.run("again").status == "final_answer"
     assert [r["response_format"]["type"] for r in fault_server.refused] == ["json_schema"]
     used = [r["response_format"] for r in fault_server.requests]
     assert [u["type"] for u in used] == ["json_object", "json_object"]  # remembered
-    assert used[0]["schema"] == agent.reply_schema
+    assert used[0]["schema"] == reply_schema(agent.toolbox)
     assert model.constrained_form == "json_object+schema"
 
 
@@ -175,7 +194,7 @@ def test_openai_model_uses_plain_prompting_when_every_form_is_refused(fault_serv
     fault_server.refuse_formats = {"json_schema", "json_object"}
     fault_server.script = [f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    agent = Agent(model, weather_toolbox(), constrained="auto")
+    agent = Agent(model, weather_toolbox(), policies=AUTO)
     assert agent.run("hi").status == "final_answer"
     assert agent.run("again").status == "final_answer"
     assert len(fault_server.refused) == 2, "tried once per form, then remembered"
@@ -186,7 +205,8 @@ def test_openai_model_uses_plain_prompting_when_every_form_is_refused(fault_serv
 def test_openai_model_strict_fails_when_every_form_is_refused(fault_server: Any) -> None:
     fault_server.refuse_formats = {"json_schema", "json_object"}
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    result = Agent(model, weather_toolbox(), constrained="on").run("hi")
+    result = Agent(model, weather_toolbox(),
+                   policies=default_policies(use=[Constrained(mode="on")])).run("hi")
     assert result.status == "model_error"
     assert "rejected every response_format form" in (result.error or "")
     assert "--constrained auto" in (result.error or "")
@@ -196,7 +216,7 @@ def test_openai_model_strict_fails_when_every_form_is_refused(fault_server: Any)
 def test_openai_json_schema_form_is_sent_first(fault_server: Any) -> None:
     fault_server.script = [f"reply:{FINAL}"]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    Agent(model, weather_toolbox(), stream=True, constrained="auto").run("hi")
+    Agent(model, weather_toolbox(), stream=True, policies=AUTO).run("hi")
     form = fault_server.requests[0]["response_format"]
     assert form["type"] == "json_schema" and form["json_schema"]["name"] == "react_step"
     assert fault_server.requests[0]["stream"] is True
@@ -216,7 +236,7 @@ def test_a_500_that_names_response_format_is_a_refused_form(fault_server: Any) -
         "'json_object'", f"reply:{FINAL}",
     ]
     model = OpenAIChatModel(base_url=fault_server.url, max_retries=0)
-    result = Agent(model, weather_toolbox(), constrained="auto").run("hi")
+    result = Agent(model, weather_toolbox(), policies=AUTO).run("hi")
     assert result.status == "final_answer"
     assert [r["response_format"]["type"] for r in fault_server.requests] == [
         "json_schema", "json_object"]

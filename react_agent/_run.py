@@ -1,0 +1,420 @@
+"""One run as the loop core and its policies see it (:class:`Run`), and the hook points of a
+policy (:class:`Policy`).
+
+A :class:`Run` holds the :class:`Setup` (tools, prompt, policies, budgets), the
+:class:`~react_agent.RunResult` being built, what the run knows so far (:class:`Facts`, kept
+up to date as messages and results come in, so that no step rescans the history) and the
+events the policies queued. Its :meth:`Run.ask` is the one way to make a model call (the loop's
+own steps and a policy's extra calls alike): a generator that yields the request and returns
+the reply. :class:`StopRun` ends a run with a status from anywhere in the loop or a policy.
+
+A policy is a small object with options (a frozen dataclass, usually) whose methods the loop
+calls at fixed points of a run. Every hook has a default that does nothing, so a policy
+overrides only the ones it needs. Hooks get the :class:`Run` and act through it:
+``run.note(...)`` records what the policy did on the step and shows it (a
+:class:`~react_agent.events.PolicyNote`), ``run.ask(...)`` makes an extra model call, raising
+:class:`StopRun` ends the run.
+
+In the order the loop calls them::
+
+    tools            at the start of a run: the tools the system prompt shows
+    before_query     before each of the loop's model calls: change the Query
+    after_query      the model replied (before the reply is read)
+    after_reply      the reply was read: change it, or handle it (return None: nothing runs)
+    before_call      before each tool call: answer it without running it
+    after_observation  the step's observations, as sent: add to them
+    on_final_answer  the model gave its final answer: check it, ask again   (a generator)
+    on_loop          the model repeats itself after being warned           (a generator)
+    on_out_of_steps  max_steps used up without a final answer               (a generator)
+    on_resume        a saved run is about to be continued
+
+The idea of optional behaviour as small hook classes the run calls at fixed points is
+pydantic-ai's capabilities; the before/after names follow simonw/llm's tool hooks.
+
+Example: a policy that refuses a tool after three calls::
+
+    @dataclass(frozen=True)
+    class AtMostThree(Policy):
+        name: ClassVar[str] = "at_most_three"
+        tool: str = "search"
+
+        def before_call(self, run, step, call):
+            done = sum(r.call.name == self.tool for r in run.facts.results)
+            if call.name == self.tool and done >= 3:
+                return ToolResult(call, f"Error: {self.tool} may be called three times.",
+                                  ok=False, error="refused")
+            return None
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ._protocol import Invoke, Query, observation_message, reply_schema, signature
+from .errors import OutputParseError
+from .events import Event, ModelCallFinished, ModelCallStarted, PolicyNote
+from .parsing import parse_error, parse_reply, strip_reasoning
+from .tools import Toolbox
+from .tools._invoker import argument_for_bare_value
+from .types import Message, ModelReply, Reply, RunResult, Status, Step, ToolCall, ToolResult
+
+Request = Event | Query | Invoke
+"""What the loop yields: an event for the caller, or a request for its edges to answer."""
+
+CUT_BY_TOKEN_LIMIT = "Your reply was cut off by the token limit (finish_reason \"length\") " \
+    "before it was complete: write a shorter reply."
+"""Put before the problem of an unusable reply that the backend cut at its token limit."""
+
+
+class StopRun(Exception):
+    """The run ends here with ``status`` and ``error`` (raised where that is decided, by the
+    loop or a policy, and caught once by the loop)."""
+
+    def __init__(self, status: Status, error: str | None = None) -> None:
+        super().__init__(status, error)
+        self.status, self.error = status, error
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a run is given.
+
+    Attributes:
+        toolbox: every tool (for reading replies and hints).
+        shown: the tools the system prompt shows (fewer when a policy routes them).
+        system: the system prompt.
+        policies: the policies, in the order their hooks are called.
+        max_parse_retries: unusable replies in a row that are sent back for another try.
+        max_repeats: the same calls this many steps in a row (or an A-B-A-B cycle) are a loop.
+    """
+
+    toolbox: Toolbox
+    shown: Toolbox
+    system: str
+    policies: tuple[Policy, ...] = ()
+    max_parse_retries: int = 3
+    max_repeats: int = 3
+
+
+_PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+@dataclass
+class Facts:
+    """What the run has been told so far, kept up to date as it grows (never recomputed from
+    the whole history): the words of the system prompt and the user (not the observation
+    messages, which echo the calls, made-up values included) and the tools' results.
+
+    Attributes:
+        system: the system prompt messages.
+        user: the user's messages (the task, earlier turns, feedback; not observations).
+        results: every tool result so far, in order.
+        succeeded: the latest successful result of each call (by :func:`signature`).
+        latest: the latest result of each call that ran or was refused (not a repeat answered
+            from before).
+        step_calls: the calls of each step that made any, in order (as signatures).
+        step_results: the results of the latest step (kept in the history) of each set of
+            calls.
+        warned: the model was told it repeats a call.
+    """
+
+    system: list[str] = field(default_factory=list)
+    user: list[str] = field(default_factory=list)
+    results: list[ToolResult] = field(default_factory=list)
+    succeeded: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
+    latest: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
+    step_calls: list[tuple[tuple[str, str], ...]] = field(default_factory=list)
+    step_results: dict[tuple[tuple[str, str], ...], list[ToolResult]] = field(
+        default_factory=dict)
+    warned: bool = False
+    _ok: list[str] = field(default_factory=list)
+    _known: list[str] = field(default_factory=list)
+    _numbers: set[float] = field(default_factory=set)
+    _digits: list[str] = field(default_factory=list)
+    _said_folded: str | None = None
+    _known_folded: str | None = None
+
+    def told(self, message: Message) -> None:
+        """A system or user message that is not an observation message."""
+        (self.system if message["role"] == "system" else self.user).append(message["content"])
+        if message["role"] == "user":
+            self._numbers.update(_numbers(message["content"]))
+        self._digits += _phone_digits(message["content"])
+        self._said_folded = self._known_folded = None
+
+    def observed(self, results: Sequence[ToolResult]) -> None:
+        """The results of a step's calls (those answered from before included)."""
+        for result in results:
+            self.results.append(result)
+            key = signature(result.call)
+            if result.ok:
+                self.succeeded[key] = result
+                self._ok.append(result.observation)
+                self._numbers.update(_numbers(result.observation))
+            if result.error not in ("repeated", "set_aside"):
+                self.latest[key] = result
+            if result.error != "ungrounded":
+                self._known.append(result.observation)
+                self._digits += _phone_digits(result.observation)
+        self._said_folded = self._known_folded = None
+
+    @property
+    def said(self) -> str:
+        """What the user said and the successful results returned, one text, case-folded."""
+        if self._said_folded is None:
+            self._said_folded = "\n".join([*self.user, *self._ok]).casefold()
+        return self._said_folded
+
+    @property
+    def said_numbers(self) -> set[float]:
+        """The numbers in :attr:`said`, as floats (thousands separators dropped)."""
+        return self._numbers
+
+    @property
+    def known(self) -> str:
+        """What grounds a contact detail, case-folded: the system prompt, the user's messages
+        and every result except a refusal that quotes the made-up value."""
+        if self._known_folded is None:
+            self._known_folded = "\n".join([*self.system, *self.user, *self._known]).casefold()
+        return self._known_folded
+
+    @property
+    def known_digits(self) -> list[str]:
+        """The digits of each phone-like number in :attr:`known`."""
+        return self._digits
+
+    @property
+    def ok_observations(self) -> list[str]:
+        """The observations of the successful results, in order."""
+        return self._ok
+
+    def calling(self, step: Step) -> None:
+        """``step`` calls its ``tool_calls`` (run now, refused, or answered from before)."""
+        if step.tool_calls:
+            self.step_calls.append(tuple(signature(c) for c in step.tool_calls))
+
+    def stepped(self, step: Step) -> None:
+        """``step``'s calls have their results (the loop calls this once per such step)."""
+        self.observed(step.results)
+        if step.tool_calls and step.results and step.in_history:
+            self.step_results[tuple(signature(c) for c in step.tool_calls)] = step.results
+        self.warned = self.warned or any(r.error == "repeated" for r in step.results)
+
+
+def _numbers(text: str) -> set[float]:
+    return {float(n.replace(",", "")) for n in _NUMBER.findall(text)}
+
+
+def _phone_digits(text: str) -> list[str]:
+    return [re.sub(r"\D", "", m) for m in _PHONE.findall(text)]
+
+
+class Run:
+    """One run: its :class:`Setup`, the :class:`RunResult` being built and its :class:`Facts`.
+
+    The loop creates it; policies read it and act through it (:meth:`ask`, :meth:`note`).
+    """
+
+    def __init__(self, setup: Setup, result: RunResult) -> None:
+        self.setup, self.result = setup, result
+        self.facts = Facts()
+        self.failures = 0
+        """Unusable replies in a row so far."""
+        self._queued: list[Event] = []
+        echoed = {observation_message(s.results, result.task) for s in result.steps
+                  if s.results}
+        for message in result.messages:
+            if message["role"] != "assistant" and not message["content"].startswith(
+                    tuple(echoed)):
+                self.facts.told(message)
+        for step in result.steps:
+            self.facts.calling(step)
+            self.facts.stepped(step)
+
+    # -- what the run is ---------------------------------------------------------------------
+    @property
+    def task(self) -> str:
+        return self.result.task
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.result.steps
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.result.messages
+
+    @property
+    def called_tools(self) -> bool:
+        """Whether any step of the run has called a tool (or asked for calls set aside)."""
+        return bool(self.facts.results)
+
+    @functools.cached_property
+    def reply_schema(self) -> dict[str, Any]:
+        """The JSON Schema of a valid reply with the tools shown (built on first use)."""
+        return reply_schema(self.setup.shown)
+
+    # -- asking the model --------------------------------------------------------------------
+    def ask(self, messages: list[Message], step: Step, **options: Any
+            ) -> Generator[Request, Any, ModelReply]:
+        """One model call on ``messages``, recorded on ``step``: :meth:`request` of a
+        :class:`Query` with ``options`` (its fields)."""
+        return (yield from self.request(Query(messages, step, **options)))
+
+    def request(self, query: Query) -> Generator[Request, Any, ModelReply]:
+        """Ask the model: each policy's ``before_query`` may change ``query``; then the call is
+        announced (:class:`ModelCallStarted`) and requested. Returns the reply; a backend
+        failure is thrown in as a ``ModelError``."""
+        for policy in self.setup.policies:
+            policy.before_query(self, query)
+        messages = query.messages
+        yield ModelCallStarted(query.step.index, len(messages),
+                               sum(len(m["content"]) for m in messages))
+        reply: ModelReply = yield query
+        return reply
+
+    def answered(self, step: Step, reply: ModelReply, keep: bool = True) -> ModelCallFinished:
+        """Record that the model answered ``step``: the step joins the run and (``keep``) the
+        reply the history; each policy's ``after_query`` sees it. Returns the event to yield."""
+        self.steps.append(step)
+        if keep:
+            self.messages.append({"role": "assistant", "content": strip_reasoning(reply.text)})
+        for policy in self.setup.policies:
+            policy.after_query(self, step, reply)
+        return ModelCallFinished(step)
+
+    def read(self, step: Step, reply: ModelReply) -> Reply:
+        """The parsed reply of ``step``, recorded on it; the history keeps only the part of the
+        reply the step acts on (``reply.source``): prose around it and steps the model invented
+        after it would contradict the real observation (the raw reply stays in
+        ``step.raw_output``).
+
+        Raises:
+            OutputParseError: the reply holds no usable action (the model's mistake).
+            StopRun: the parser failed (a bug of ours): status ``internal_error``.
+        """
+        name_value = functools.partial(argument_for_bare_value, self.setup.toolbox)
+        try:
+            parsed = parse_reply(reply.text, name_value=name_value)
+        except OutputParseError as exc:
+            if reply.finish_reason == "length":  # the token limit cut the reply: say so
+                exc = parse_error(exc.kind, f"{CUT_BY_TOKEN_LIMIT} {exc.problem}", exc.position,
+                                  exc.tool)
+            step.error = exc.problem
+            raise exc from None
+        except Exception as exc:
+            step.error = f"react-agent failed to read this reply ({type(exc).__name__}: {exc})"
+            raise StopRun("internal_error", (
+                f"{step.error}. This is a bug in react-agent, not in the model: please report "
+                f"it with the reply (steps[{len(self.steps) - 1}].raw_output).")) from exc
+        step.reply = parsed
+        if parsed.source and self.messages and self.messages[-1]["role"] == "assistant":
+            self.messages[-1] = {"role": "assistant", "content": parsed.source}
+        return parsed
+
+    # -- telling ----------------------------------------------------------------------------
+
+    def send(self, content: str, observation: bool = False) -> None:
+        """Append a user message to the history (``observation``: it carries observations)."""
+        message = {"role": "user", "content": content}
+        self.messages.append(message)
+        if not observation:
+            self.facts.told(message)
+
+    def note(self, step: Step, policy: str, label: str, text: str) -> None:
+        """Record what ``policy`` did at ``step`` in words, and queue its
+        :class:`PolicyNote` event (the loop yields it at its next event)."""
+        step.notes.append([policy, label, text])
+        self.emit(PolicyNote(step, policy, label, text))
+
+    def emit(self, event: Event) -> None:
+        """Queue ``event``: the loop yields queued events in order at its next event."""
+        self._queued.append(event)
+
+    def flush(self) -> Iterator[Event]:
+        """The queued events, in order (and the queue emptied)."""
+        while self._queued:
+            yield self._queued.pop(0)
+
+    def succeeded(self, call: ToolCall) -> ToolResult | None:
+        """The latest successful result of exactly ``call`` so far, or ``None``."""
+        return self.facts.succeeded.get(signature(call))
+
+
+class Policy:
+    """A small-model heuristic that plugs into the loop (see the module docs for the hooks).
+
+    Attributes:
+        name: the policy's name: its key in ``Step.records``, the ``policy`` of its notes, and
+            what ``default_policies(off=...)`` and the CLI call it. Two policies of one run
+            never share a name.
+    """
+
+    name: ClassVar[str] = "policy"
+
+    def check_model(self, model: Any) -> None:
+        """Called when an :class:`~react_agent.Agent` is made; raise
+        :class:`~react_agent.ConfigError` if this policy cannot work with ``model``."""
+
+    def tools(self, task: str, toolbox: Toolbox) -> Toolbox:
+        """The tools the system prompt shows for ``task`` (not called when a run resumes)."""
+        return toolbox
+
+    def before_query(self, run: Run, query: Query) -> None:
+        """Change ``query`` (its schema, answer floor, ...) before one of the loop's model
+        calls (``query.step`` is the step being asked for)."""
+
+    def after_query(self, run: Run, step: Step, reply: ModelReply) -> None:
+        """The model replied to ``step`` (recorded on it); the reply is read next."""
+
+    def after_reply(self, run: Run, step: Step, reply: Reply) -> Reply | None:
+        """The reply of ``step`` was read into ``reply``. Return the reply to act on: this one,
+        or a changed one (it becomes ``step.reply``; to change what the history keeps of it,
+        set ``run.messages[-1]`` too). Return ``None`` when this policy handled it: then no
+        later policy sees it and nothing runs (set ``step.tool_calls``, ``step.results`` and
+        ``step.in_history`` to what happened). Raise :class:`~react_agent.OutputParseError`
+        (``parse_error(...)``) when the reply cannot be used: the model is told why, as for a
+        reply that does not parse."""
+        return reply
+
+    def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
+        """A result that answers ``call`` without running it, or ``None`` to let it run."""
+        return None
+
+    def after_observation(self, run: Run, step: Step, text: str) -> str:
+        """The user message that carries the step's observations; return it, changed or not."""
+        return text
+
+    def on_final_answer(self, run: Run, step: Step) -> Generator[Request, Any, Step]:
+        """``step`` gave the final answer (``run.result.final_answer``). A policy may ask the
+        model again (``yield from run.ask(...)``) and replace the answer; it returns the step
+        the final answer now comes from."""
+        return step
+        yield  # a generator
+
+    def on_loop(self, run: Run, step: Step) -> Generator[Request, Any, Step | None]:
+        """The model repeats calls at ``step`` after being warned; the run ends with
+        ``loop_detected`` unless a policy sets ``run.result.final_answer`` and returns the
+        step it came from."""
+        return None
+        yield  # a generator
+
+    def on_out_of_steps(self, run: Run) -> Generator[Request, Any, None]:
+        """``max_steps`` were used up without a final answer (the status stays
+        ``max_steps``)."""
+        return None
+        yield  # a generator
+
+    def on_resume(self, task: str, messages: list[Message], steps: list[Step]) -> None:
+        """A saved run of ``task`` is about to be continued from ``messages`` and ``steps``:
+        take out what this policy added at its end that a continued run must not see."""
+
+    def __repr__(self) -> str:
+        fields = getattr(self, "__dataclass_fields__", {})
+        options = ", ".join(f"{k}={getattr(self, k)!r}" for k in fields)
+        return f"{type(self).__name__}({options})"

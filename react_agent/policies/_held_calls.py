@@ -1,0 +1,64 @@
+"""In a reply calling several different tools, a call that waits for the results it needs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .. import prompts
+from .._run import Policy, Run
+from ..types import Reply, Step, ToolCall
+from ._grounding import unstated
+
+
+@dataclass(frozen=True)
+class HoldDependentCalls(Policy):
+    """In a reply that calls several different tools at once, a call with an argument value
+    that neither the user's messages nor any result so far states (:func:`unstated`: an amount
+    made up before the lookup that gives it, an address written as a description) is not run
+    yet: the other calls run, the reply is kept in the history without it, and the observation
+    says it was not run (``prompts/policies/held.md``), so the model is not shown the made-up
+    values to copy. If every call would wait, all run.
+
+    Records ``step.records["held_calls"] = [{"name", "args"}, ...]``; a note per held call.
+    A capable model's reply of independent calls can hold a value the task does not state
+    (a name it inferred): this policy then holds a call that was right to send.
+    """
+
+    name: ClassVar[str] = "held_calls"
+
+    def after_reply(self, run: Run, step: Step, reply: Reply) -> Reply | None:
+        calls = reply.tool_calls
+        if len({c.name for c in calls}) < 2:
+            return reply
+        facts = run.facts
+        held = [c for c in calls
+                if unstated(c, facts.said, facts.said_numbers, _parameters(run, c))]
+        if not held or len(held) == len(calls):
+            return reply
+        keep = [c for c in calls if c not in held]
+        action: Any = [c.to_dict() for c in keep] if len(keep) > 1 else keep[0].to_dict()
+        source = json.dumps({"thought": reply.thought or "", "action": action},
+                            ensure_ascii=False)
+        run.messages[-1] = {"role": "assistant", "content": source}
+        step.records[self.name] = [c.to_dict() for c in held]
+        for call in held:
+            run.note(step, self.name, "Held", f"{call.name} "
+                     f"{json.dumps(call.args, ensure_ascii=False)} (values stated neither by "
+                     "the user nor by a result yet; not run)")
+        step.reply = dataclasses.replace(reply, tool_calls=keep, source=source)
+        return step.reply
+
+    def after_observation(self, run: Run, step: Step, text: str) -> str:
+        held = step.records.get(self.name)
+        if not held:
+            return text
+        names = ", ".join(dict.fromkeys(call["name"] for call in held))
+        return text + "\n" + prompts.render("held", names=names)
+
+
+def _parameters(run: Run, call: ToolCall) -> dict[str, Any] | None:
+    tool = run.setup.toolbox.get(call.name)
+    return tool.parameters if tool else None

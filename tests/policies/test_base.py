@@ -1,0 +1,274 @@
+"""The Policy base class (react_agent._run) and default_policies: a policy of one's own plugs
+into the loop at the hook points; the default set, changed by ``use=`` and ``off=``; a policy
+left out leaves no trace."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pytest
+from helpers import (
+    BAD_REPLY,
+    WEATHER,
+    FloorModel,
+    act,
+    call_lookup,
+    counting_toolbox,
+    directory_and_mail,
+    final,
+    run,
+    several,
+    weather_and_units,
+    weather_toolbox,
+)
+
+from react_agent import Agent, AgentConfig, ConfigError, RunResult, ToolCall, ToolResult
+from react_agent._run import Run
+from react_agent.events import ObservationSent, PolicyNote, ToolFinished
+from react_agent.harness._display import Printer
+from react_agent.models import ScriptedModel
+from react_agent.policies import (
+    ORDER,
+    AnswerFloor,
+    BestEffortAnswer,
+    Constrained,
+    Policy,
+    Review,
+    Routing,
+    default_policies,
+)
+from react_agent.types import Reply, Step
+
+
+# -- a policy of one's own ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class AtMostOnce(Policy):
+    """Refuses a second call of ``tool`` (as the example of the Policy docstring)."""
+
+    name: ClassVar[str] = "at_most_once"
+    tool: str = "lookup"
+
+    def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
+        done = sum(r.call.name == self.tool and r.ok for r in run.facts.results)
+        if call.name == self.tool and done >= 1:
+            run.note(step, self.name, "Refused", f"{self.tool} may be called once")
+            return ToolResult(call, f"Error: {self.tool} may be called once.", ok=False,
+                              error="refused")
+        return None
+
+
+@dataclass(frozen=True)
+class Signed(Policy):
+    """Signs the final answer."""
+
+    name: ClassVar[str] = "signed"
+    signature: str = "-- the agent"
+
+    def after_reply(self, run: Run, step: Step, reply: Reply) -> Reply | None:
+        if reply.final_answer is None:
+            return reply
+        run.note(step, self.name, "Signed", f"added {self.signature!r}")
+        return dataclasses.replace(reply, final_answer=f"{reply.final_answer} {self.signature}")
+
+
+def test_a_policy_of_ones_own_plugs_in_and_acts() -> None:
+    toolbox, runs = counting_toolbox()
+    model = ScriptedModel([call_lookup('{"key": "a"}'), call_lookup('{"key": "b"}'),
+                           final("value of a")])
+    printed = io.StringIO()
+    agent = Agent(model, toolbox, policies=default_policies(use=[AtMostOnce(), Signed()]),
+                  callbacks=[Printer(printed, color=False)])
+    assert [p.name for p in agent.policies][-2:] == ["at_most_once", "signed"]  # at the end
+    events = list(agent.iter("task"))
+    result = events[-1].result
+    assert runs == ["a"]  # the second lookup was refused, not run
+    refusal = result.steps[1].results[0]
+    assert (refusal.ok, refusal.error) == (False, "refused")
+    assert model.calls[2][-1]["content"].startswith(
+        "Observation: Error: lookup may be called once.")  # the refusal reaches the model
+    assert result.status == "final_answer" and result.final_answer == "value of a -- the agent"
+    assert events[-2].text == "value of a -- the agent"  # the FinalAnswer event
+    assert result.steps[1].notes == [["at_most_once", "Refused", "lookup may be called once"]]
+    assert result.steps[2].notes == [["signed", "Signed", "added '-- the agent'"]]
+    notes = [(e.step, e.policy, e.label) for e in events if isinstance(e, PolicyNote)]
+    assert notes == [(result.steps[1], "at_most_once", "Refused"),
+                     (result.steps[2], "signed", "Signed")]
+    assert "Refused: lookup may be called once" in printed.getvalue()
+    assert "Signed: added '-- the agent'" in printed.getvalue()
+
+
+def test_a_note_made_before_a_call_is_yielded_with_its_step() -> None:
+    toolbox, _ = counting_toolbox()
+    model = ScriptedModel([call_lookup('{"key": "a"}'), call_lookup('{"key": "b"}'),
+                           final("value of a")])
+    events = list(Agent(model, toolbox, policies=default_policies(use=[AtMostOnce()])).iter("t"))
+    kinds = [type(e) for e in events if getattr(e, "step", None) is events[-1].result.steps[1]]
+    assert kinds.index(PolicyNote) < kinds.index(ObservationSent)
+    assert kinds.index(PolicyNote) < kinds.index(ToolFinished)
+
+
+# -- the default set, changed ----------------------------------------------------------------------
+def names(policies: list[Policy] | tuple[Policy, ...]) -> list[str]:
+    return [p.name for p in policies]
+
+
+def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None:
+    assert names(default_policies()) == ["constrained", "answer_floor", "repeat", "held_calls",
+                                         "ground_contacts", "review", "best_effort"]
+    assert names(default_policies()) == [n for n in ORDER if n != "routing"]  # routing: opt-in
+    assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
+    assert default_policies() is not default_policies()  # a new list each time
+    assert Agent(ScriptedModel([])).policies == tuple(default_policies())
+    assert Agent(ScriptedModel([]), policies=[]).policies == ()  # the loop core alone
+
+
+def test_use_replaces_the_default_of_the_same_name_or_adds_a_policy_at_its_place() -> None:
+    policies = default_policies(use=[AtMostOnce(), Review(mode="always"), Routing(top_k=2)])
+    assert names(policies) == ["routing", "constrained", "answer_floor", "repeat", "held_calls",
+                               "ground_contacts", "review", "best_effort", "at_most_once"]
+    assert policies[0] == Routing(top_k=2) and policies[6] == Review(mode="always")
+    assert default_policies(use=[AnswerFloor(floor=0.2)])[1] == AnswerFloor(floor=0.2)
+
+
+def test_off_leaves_policies_out() -> None:
+    assert names(default_policies(off=["review", "held_calls"])) == [
+        "constrained", "answer_floor", "repeat", "ground_contacts", "best_effort"]
+    assert default_policies(off=ORDER) == []
+    assert default_policies(off=["routing"]) == default_policies()  # not there by default
+    assert default_policies(use=[Routing()], off=["routing"]) == default_policies()
+    assert default_policies(use=[AtMostOnce()], off=["at_most_once"]) == default_policies()
+
+
+def test_an_unknown_name_in_off_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="No policy is named reviews; the built-in ones: "
+                                          "routing, constrained"):
+        default_policies(off=["reviews"])
+    with pytest.raises(ConfigError, match="No policy is named at_most_once"):
+        default_policies(off=["at_most_once"])  # a policy of one's own is not in use=
+
+
+@dataclass(frozen=True)
+class Impostor(Policy):
+    """Another policy named ``review``."""
+
+    name: ClassVar[str] = "review"
+
+
+def test_two_policies_sharing_a_name_are_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="Two policies share a name in use="):
+        default_policies(use=[Review(), Review(mode="always")])
+    with pytest.raises(ConfigError, match="Two policies share a name in use="):
+        default_policies(use=[Impostor(), Review(mode="always")])
+    assert default_policies(use=[Impostor()])[5] == Impostor()  # replaces the default Review
+    with pytest.raises(ConfigError, match="Two policies share a name"):
+        AgentConfig(policies=[Review(), Impostor()])
+    with pytest.raises(ConfigError, match="Two policies share a name"):
+        Agent(ScriptedModel([]), policies=[*default_policies(), Review(mode="always")])
+    with pytest.raises(ConfigError, match="policies must be Policy objects"):
+        AgentConfig(policies=["review"])  # type: ignore[list-item]
+
+
+# -- a policy left out does nothing ---------------------------------------------------------------
+def _routing(policies: list[Policy]) -> tuple[RunResult, Any]:
+    result = Agent(ScriptedModel([final("ok")]), weather_toolbox(), policies=policies).run(
+        "Weather in Paris?")
+    return result, result.tools
+
+
+def _constrained(policies: list[Policy]) -> tuple[RunResult, Any]:
+    result, model = run(weather_toolbox(), [BAD_REPLY, final("Rome.")], policies=policies)
+    return result, model.schemas[1] is not None  # the reply after an unusable one
+
+
+def _answer_floor(policies: list[Policy]) -> tuple[RunResult, Any]:
+    model = FloorModel([final("Hello.")])
+    return Agent(model, weather_toolbox(), policies=policies).run("Hi!"), model.floors
+
+
+def _repeat(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, _ = counting_toolbox()
+    model = ScriptedModel([call_lookup('{"key": "a"}')] * 2 + [final("value of a")])
+    result = Agent(model, toolbox, max_repeats=2, policies=policies).run("task")
+    return result, [r.error for r in result.steps[1].results]
+
+
+def _held_calls(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, ran = weather_and_units()
+    guessed = '{"name": "convert", "args": {"value": 36.9, "unit": "F"}}'
+    model = ScriptedModel([several(WEATHER, guessed), final("33.1 °C")])
+    return Agent(model, toolbox, policies=policies).run("Oldtown in Fahrenheit?"), ran
+
+
+def _ground_contacts(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, sent = directory_and_mail()
+    model = ScriptedModel([act("send_email", to="ann@example.com", body="hi"), final("Sent.")])
+    return Agent(model, toolbox, policies=policies).run("Email Ann Lee: hi"), sent
+
+
+def _review(policies: list[Policy]) -> tuple[RunResult, Any]:
+    result, _ = run(weather_toolbox(), [act("get_weather", city="Paris"),
+                                        final("Paris is warmer."), final("Paris: 18 °C.")],
+                    policies=policies)
+    return result, result.final_answer
+
+
+def _best_effort(policies: list[Policy]) -> tuple[RunResult, Any]:
+    result, _ = run(weather_toolbox(), [act("get_weather", city="Paris"), final("18 °C")],
+                    max_steps=1, policies=policies)
+    return result, result.final_answer
+
+
+SCENARIOS: dict[str, tuple[Callable[[list[Policy]], tuple[RunResult, Any]], list[Policy], Any,
+                           Any]] = {
+    # name: (a run where the policy acts, the policies it needs besides the defaults,
+    #        what came of it with the policy, and without it)
+    "routing": (_routing, [Routing(mode="lexical")], ["get_weather"],
+                ["get_weather", "long_report"]),
+    "constrained": (_constrained, [], True, False),
+    "answer_floor": (_answer_floor, [], [0.035], [None]),
+    "repeat": (_repeat, [], ["set_aside"], ["repeated"]),  # else the loop's warning
+    "held_calls": (_held_calls, [], ["weather Oldtown"], ["weather Oldtown", "convert 36.9"]),
+    "ground_contacts": (_ground_contacts, [], [], ["ann@example.com"]),
+    "review": (_review, [], "Paris: 18 °C.", "Paris is warmer."),
+    "best_effort": (_best_effort, [], "18 °C", None),
+}
+
+
+def traces(result: RunResult) -> set[str]:
+    """The names of the policies that left a record, a note or a step of their own."""
+    return {name for s in result.steps
+            for name in [*s.records, *(note[0] for note in s.notes), s.origin] if name}
+
+
+def test_every_built_in_policy_has_a_scenario() -> None:
+    assert list(SCENARIOS) == list(ORDER)
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_a_policy_left_out_is_inert(name: str) -> None:
+    scenario, use, acted, inert = SCENARIOS[name]
+    result, seen = scenario(default_policies(use=use))
+    assert seen == acted
+    result, seen = scenario(default_policies(use=use, off=[name]))
+    assert seen == inert
+    assert name not in traces(result)
+
+
+def test_without_any_policy_the_loop_core_runs_alone() -> None:
+    toolbox, runs = counting_toolbox()
+    model = ScriptedModel([call_lookup('{"key": "a"}')] * 3 + [final("value of a")])
+    result = Agent(model, toolbox, policies=[]).run("task")
+    assert runs == ["a", "a"] and result.steps[2].results[0].error == "repeated"
+    assert traces(result) == set() and result.status == "final_answer"
+    result, model = run(weather_toolbox(), [act("get_weather", city="Paris")], max_steps=1,
+                        policies=[])
+    assert (result.status, result.final_answer, len(model.calls)) == ("max_steps", None, 1)
+    result, model = run(weather_toolbox(), [act("get_weather", city="Paris")], max_steps=1,
+                        policies=[BestEffortAnswer()])
+    assert len(model.calls) == 2  # one policy alone works too
+    assert Agent(ScriptedModel([]), policies=[Constrained(mode="auto")]).policies == (
+        Constrained(mode="auto"),)
