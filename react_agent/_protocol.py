@@ -149,7 +149,7 @@ def observation_message(results: list[ToolResult], task: str) -> str:
             f"[{i}] {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
             for i, r in enumerate(results, 1)
         )
-    return prompts.render("observation", observation=text, task=task)
+    return prompts.render("agent/observation", observation=text, task=task)
 
 
 def signature(call: ToolCall) -> tuple[str, str]:

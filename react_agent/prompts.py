@@ -1,4 +1,8 @@
-"""Load and render the prompt templates in ``prompts/`` (one file per prompt).
+"""Load and render the prompt templates in ``prompts/`` (one file per prompt), grouped by who
+uses them: ``agent/`` (the system prompt, observations, feedback on unusable replies),
+``policies/``, ``conversation/``, ``serve/``, and ``reply/``: the reply format's short forms,
+written once and given to every template as variables (``$reply_final_answer``,
+``$reply_tool_call``).
 
 Templates use :class:`string.Template` syntax (``$name``; ``$$`` for a literal dollar) and are
 rendered strictly: a missing variable raises :class:`ConfigError`. In an installed wheel the files
@@ -36,7 +40,7 @@ def prompt_dir() -> Path:
 
 @functools.cache
 def load_template(name: str) -> string.Template:
-    """The template ``prompts/<name>.md``.
+    """The template ``prompts/<name>.md`` (``name`` like ``"agent/system"``).
 
     Raises:
         ConfigError: no such template file.
@@ -44,17 +48,26 @@ def load_template(name: str) -> string.Template:
     path = prompt_dir() / f"{name}.md"
     try:
         return string.Template(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, IsADirectoryError) as exc:
         raise ConfigError(f"No prompt template {path}; the prompts/ folder is incomplete.") from exc
 
 
+@functools.cache
+def reply_forms() -> dict[str, str]:
+    """The reply format's short forms in ``prompts/reply/``, by variable name
+    (``reply_final_answer``, ``reply_tool_call``): every template may use them."""
+    return {f"reply_{path.stem}": path.read_text(encoding="utf-8").strip()
+            for path in sorted((prompt_dir() / "reply").glob("*.md"))}
+
+
 def render(name: str, **variables: Any) -> str:
-    """Render ``prompts/<name>.md`` with ``variables``; trailing whitespace is stripped.
+    """Render ``prompts/<name>.md`` with ``variables`` and the :func:`reply_forms`; trailing
+    whitespace is stripped.
 
     Raises:
         ConfigError: the template needs a variable that was not given, or has a stray ``$``.
     """
-    return _substitute(load_template(name), f"Prompt {name!r}", variables)
+    return _substitute(load_template(name), f"Prompt {name!r}", {**reply_forms(), **variables})
 
 
 def render_system_prompt(
@@ -66,7 +79,7 @@ def render_system_prompt(
         toolbox: the tools to describe (an empty toolbox is allowed: the model can only answer).
         instructions: extra text appended as "Additional instructions" (e.g. a persona or a
             language requirement); empty for none.
-        template: a system prompt of your own instead of ``prompts/system.md``: a path to a
+        template: a system prompt of your own instead of ``prompts/agent/system.md``: a path to a
             file (``pathlib.Path`` or any ``os.PathLike``), or the template text itself (a
             ``str``), in the same syntax (``$tools`` for the tool descriptions,
             ``$instructions`` for the extra text, ``$$`` for a dollar sign).
@@ -81,14 +94,14 @@ def render_system_prompt(
     """
     tools = toolbox.describe() if len(toolbox) else "(no tools: answer from what you know)"
     extra = f"\n\nAdditional instructions:\n{instructions.strip()}" if instructions.strip() else ""
-    chosen = load_template("system") if template is None else _own_template(template)
+    chosen = load_template("agent/system") if template is None else _own_template(template)
     placed = _identifiers(chosen)
     for name, needed in (("tools", True), ("instructions", bool(extra))):
         if needed and name not in placed:
             raise ConfigError(f"The system prompt template has no ${name}; put it where the "
                               f"{name} should go.")
-    label = "Prompt 'system'" if template is None else "The system prompt template"
-    return _substitute(chosen, label, {"tools": tools, "instructions": extra})
+    label = "Prompt 'agent/system'" if template is None else "The system prompt template"
+    return _substitute(chosen, label, {**reply_forms(), "tools": tools, "instructions": extra})
 
 
 def _own_template(source: str | os.PathLike[str]) -> string.Template:

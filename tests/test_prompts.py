@@ -16,41 +16,54 @@ from react_agent import ConfigError, OutputParseError, Toolbox, parse_reply
 from react_agent.prompts import load_template, prompt_dir, render, render_system_prompt
 
 REPO = Path(__file__).resolve().parent.parent
-TEMPLATE_FILES = sorted((REPO / "prompts").glob("*.md"))
+TEMPLATE_FILES = sorted((REPO / "prompts").glob("**/*.md"))
+
+
+def template_name(path: Path) -> str:
+    """``prompts/agent/system.md`` -> ``agent/system``."""
+    return path.relative_to(REPO / "prompts").with_suffix("").as_posix()
+
+
+REPLY_FORMS = {"reply_final_answer", "reply_tool_call"}
 
 # Sample variables for each template. A new template needs an entry here; a template that needs
 # a variable not listed makes render() raise ConfigError, which fails the test.
 SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
-    "system": {"tools": "- sample_tool: SAMPLE TOOL TEXT", "instructions": "SAMPLE-INSTRUCTIONS"},
-    "observation": {"observation": "SAMPLE-OBSERVATION", "task": "SAMPLE-TASK"},
-    "held": {"names": "SAMPLE-NAMES"},
-    "parse_error": {"problem": "SAMPLE-PROBLEM"},
-    "parse_error_again": {"count": "SAMPLE-COUNT", "problem": "SAMPLE-PROBLEM",
-                          "hint": "SAMPLE-HINT"},
-    "parse_error_hint": {"names": "SAMPLE-NAMES"},
-    "parse_error_hint_tool": {"tool": "SAMPLE-TOOL", "call": "SAMPLE-CALL"},
-    "repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
-    "repeated_error": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
-    "final_answer": {"task": "SAMPLE-TASK"},
-    "review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS"},
-    "summarize": {"conversation": "SAMPLE-CONVERSATION"},
-    "summary": {"summary": "SAMPLE-SUMMARY"},
-    "tool_choice_none": {},
-    "tool_choice_required": {},
-    "tool_choice_function": {"tool": "SAMPLE-TOOL"},
-    "one_call": {},
+    "agent/system": {"tools": "- sample_tool: SAMPLE TOOL TEXT",
+                     "instructions": "SAMPLE-INSTRUCTIONS"},
+    "agent/observation": {"observation": "SAMPLE-OBSERVATION", "task": "SAMPLE-TASK"},
+    "agent/parse_error": {"problem": "SAMPLE-PROBLEM"},
+    "agent/parse_error_again": {"count": "SAMPLE-COUNT", "problem": "SAMPLE-PROBLEM",
+                                "hint": "SAMPLE-HINT"},
+    "agent/parse_error_hint": {"names": "SAMPLE-NAMES"},
+    "agent/parse_error_hint_tool": {"tool": "SAMPLE-TOOL", "call": "SAMPLE-CALL"},
+    "agent/repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
+    "agent/repeated_error": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
+    "policies/held": {"names": "SAMPLE-NAMES"},
+    "policies/final_answer": {"task": "SAMPLE-TASK"},
+    "policies/review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS"},
+    "conversation/summarize": {"conversation": "SAMPLE-CONVERSATION"},
+    "conversation/summary": {"summary": "SAMPLE-SUMMARY"},
+    "conversation/summary_ack": {},
+    "serve/tool_choice_none": {},
+    "serve/tool_choice_required": {},
+    "serve/tool_choice_function": {"tool": "SAMPLE-TOOL"},
+    "serve/one_call": {},
+    "reply/final_answer": {},
+    "reply/tool_call": {},
 }
 
 
 def test_templates_are_discovered() -> None:
-    names = {p.stem for p in TEMPLATE_FILES}
-    assert {"system", "observation", "parse_error"} <= names
-    assert {p.name for p in prompt_dir().glob("*.md")} == {p.name for p in TEMPLATE_FILES}
+    names = {template_name(p) for p in TEMPLATE_FILES}
+    assert {"agent/system", "agent/observation", "agent/parse_error"} <= names
+    assert {p.relative_to(prompt_dir()) for p in prompt_dir().glob("**/*.md")} == \
+        {p.relative_to(REPO / "prompts") for p in TEMPLATE_FILES}
 
 
-@pytest.mark.parametrize("path", TEMPLATE_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TEMPLATE_FILES, ids=template_name)
 def test_every_template_renders(path: Path) -> None:
-    name = path.stem
+    name = template_name(path)
     if name not in SAMPLE_VARIABLES:
         pytest.fail(f"prompts/{path.name} has no sample variables; add it to SAMPLE_VARIABLES")
     variables = SAMPLE_VARIABLES[name]
@@ -59,7 +72,19 @@ def test_every_template_renders(path: Path) -> None:
     assert text == text.rstrip()
     for value in variables.values():
         assert value in text, f"{name}: the variable value {value!r} is not in the rendered text"
-    assert set(load_template(name).get_identifiers()) == set(variables)
+    assert set(load_template(name).get_identifiers()) - REPLY_FORMS == set(variables)
+
+
+def test_the_reply_format_is_written_once() -> None:
+    """The short forms of a reply live in prompts/reply/; no other template spells them out."""
+    forms = [render(f"reply/{name}") for name in ("final_answer", "tool_call")]
+    for path in TEMPLATE_FILES:
+        if template_name(path).startswith("reply/"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not any(form in text for form in forms), template_name(path)
+    assert forms[0] in render("agent/parse_error", problem="p")
+    assert forms[1] in render("agent/parse_error", problem="p")
 
 
 @pytest.mark.parametrize(
@@ -78,9 +103,9 @@ def test_render_unknown_template_raises_config_error() -> None:
 
 
 def test_observation_and_parse_error_text() -> None:
-    text = render("observation", observation="22 °C", task="T")
+    text = render("agent/observation", observation="22 °C", task="T")
     assert text == "Observation: 22 °C\n(The task: T)"
-    text = render("parse_error", problem="It was empty.")
+    text = render("agent/parse_error", problem="It was empty.")
     assert "It was empty." in text
     assert '"final_answer"' in text and '"action"' in text
 
@@ -163,10 +188,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_contains_the_prompts(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "react_agent/_prompts/system.md" in names
+    assert "react_agent/_prompts/agent/system.md" in names
     assert "react_agent/py.typed" in names  # type checkers read the package's hints
     for path in TEMPLATE_FILES:
-        packaged = f"react_agent/_prompts/{path.name}"
+        packaged = f"react_agent/_prompts/{path.relative_to(REPO / 'prompts').as_posix()}"
         assert packaged in names
         data = zipfile.ZipFile(wheel).read(packaged).decode("utf-8")
         assert data == path.read_text(encoding="utf-8")

@@ -22,9 +22,9 @@ from ..events import Event, HistoryCompressed, RunFinished, last_result
 from ..models.base import ChatModel, estimate_tokens
 from ..types import Message, RunResult
 
-SUMMARY_ACK = '{"thought": "I have the summary of our earlier conversation.", ' \
-    '"action": {"final_answer": "Understood."}}'
-"""The assistant message after a summary: keeps the roles alternating in the protocol's form."""
+SUMMARY_ACK = "conversation/summary_ack"
+"""The template of the assistant message after a summary: it keeps the roles alternating, in
+the protocol's form."""
 
 
 class ConversationAgent(Protocol):
@@ -145,7 +145,7 @@ class Conversation:
         cut = self._starts[-self.keep_last]
         old = self.messages[1:cut]
         request = [{"role": "user", "content": prompts.render(
-            "summarize", conversation=transcript(old))}]
+            "conversation/summarize", conversation=transcript(old))}]
         try:
             summary = self.agent.model.complete(request).text.strip()
         except Exception as exc:  # ModelError or a backend bug: keep the history as it is
@@ -156,8 +156,8 @@ class Conversation:
         kept = self.messages[cut:]
         self.messages = [
             self.messages[0],
-            {"role": "user", "content": prompts.render("summary", summary=summary)},
-            {"role": "assistant", "content": SUMMARY_ACK},
+            {"role": "user", "content": prompts.render("conversation/summary", summary=summary)},
+            {"role": "assistant", "content": prompts.render(SUMMARY_ACK)},
             *kept,
         ]
         self._starts = [i - cut + 3 for i in self._starts[-self.keep_last:]]

@@ -120,11 +120,12 @@ def _parse_error_again(toolbox: Toolbox, exc: OutputParseError, failures: int) -
     of a reply with the tools there are."""
     tool = toolbox.get(exc.tool) if exc.tool else None
     if tool is not None:
-        hint = prompts.render("parse_error_hint_tool", tool=tool.name, call=call_example(tool))
+        hint = prompts.render("agent/parse_error_hint_tool", tool=tool.name,
+                              call=call_example(tool))
     else:
-        hint = prompts.render("parse_error_hint", names=", ".join(toolbox.names)
+        hint = prompts.render("agent/parse_error_hint", names=", ".join(toolbox.names)
                               or "none: give the final answer")
-    return prompts.render("parse_error_again", count=str(failures), problem=exc.problem,
+    return prompts.render("agent/parse_error_again", count=str(failures), problem=exc.problem,
                           hint=hint)
 
 
@@ -218,7 +219,7 @@ def _repeated_results(run: Run) -> list[ToolResult] | None:
 
 
 def _repeat_warning(earlier: ToolResult) -> ToolResult:
-    template = "repeated" if earlier.ok else "repeated_error"
+    template = "agent/repeated" if earlier.ok else "agent/repeated_error"
     text = prompts.render(template, call=earlier.call.name, observation=earlier.observation)
     return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args)
 

@@ -252,7 +252,8 @@ def _answer_sent(
     """The user message that followed ``step`` (the observations, or what was wrong with an
     unusable reply), from the trace; rebuilt for traces written before it was recorded."""
     if step.stage is None:
-        return record.get("feedback") or prompts.render("parse_error", problem=step.error or "")
+        return record.get("feedback") or prompts.render("agent/parse_error",
+                                                        problem=step.error or "")
     if not step.tool_calls:
         return None
     if observation is None and step.results and len(step.results) == len(step.tool_calls):

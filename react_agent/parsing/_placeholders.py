@@ -77,7 +77,7 @@ def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
     of their calls and their final answers."""
     calls: set[str] = set()
     answers: set[str] = set()
-    for line in prompts.load_template("system").template.splitlines():
+    for line in prompts.load_template("agent/system").template.splitlines():
         head, colon, rest = line.partition(":")
         value = load_json(rest.strip()) if colon and head.strip() == "Assistant" else FAIL
         try:

@@ -79,7 +79,7 @@ def parse_error(
 ) -> OutputParseError:
     """The :class:`OutputParseError` for ``problem``, rendered from ``prompts/parse_error.md``."""
     return OutputParseError(
-        prompts.render("parse_error", problem=problem), kind=kind, problem=problem,
+        prompts.render("agent/parse_error", problem=problem), kind=kind, problem=problem,
         position=position, tool=tool,
     )
 

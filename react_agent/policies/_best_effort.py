@@ -25,7 +25,7 @@ class BestEffortAnswer(Policy):
 
     def on_out_of_steps(self, run: Run) -> Generator[Request, Any, None]:
         result = run.result
-        run.send(prompts.render("final_answer", task=run.task))
+        run.send(prompts.render("policies/final_answer", task=run.task))
         step = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         try:
             reply = yield from run.ask(run.messages, step)
@@ -52,7 +52,7 @@ class BestEffortAnswer(Policy):
     def on_resume(self, task: str, messages: list[Message], steps: list[Step]) -> None:
         if steps and steps[-1].origin == self.name:
             steps.pop()
-            ask = prompts.render("final_answer", task=task)
+            ask = prompts.render("policies/final_answer", task=task)
             cut = max((i for i, m in enumerate(messages) if m["content"] == ask),
                       default=len(messages))
             del messages[cut:]

@@ -56,7 +56,7 @@ class HoldDependentCalls(Policy):
         if not held:
             return text
         names = ", ".join(dict.fromkeys(call["name"] for call in held))
-        return text + "\n" + prompts.render("held", names=names)
+        return text + "\n" + prompts.render("policies/held", names=names)
 
 
 def _parameters(run: Run, call: ToolCall) -> dict[str, Any] | None:

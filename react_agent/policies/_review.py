@@ -99,7 +99,7 @@ class Review(Policy):
         """The focused call, noted as ``label: why`` on its step; returns the step (not in
         ``run.steps`` if the model failed)."""
         focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
-            "review", task=run.task, facts=facts(run.facts.results))}]
+            "policies/review", task=run.task, facts=facts(run.facts.results))}]
         step = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         step.records[self.name] = {"reasons": reasons}
         run.note(step, self.name, label, why)

@@ -105,11 +105,11 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
     dialogue = read_messages(body.get("messages"))
     instructions = dialogue.instructions
     if choice.mode == "function":
-        instructions.append(prompts.render("tool_choice_function", tool=choice.name))
+        instructions.append(prompts.render("serve/tool_choice_function", tool=choice.name))
     elif choice.mode in ("none", "required"):
-        instructions.append(prompts.render(f"tool_choice_{choice.mode}"))
+        instructions.append(prompts.render(f"serve/tool_choice_{choice.mode}"))
     if not parallel and choice.mode != "none":
-        instructions.append(prompts.render("one_call"))
+        instructions.append(prompts.render("serve/one_call"))
     system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions))
     return TurnPlan(toolbox, [{"role": "system", "content": system}, *dialogue.conversation],
                     choice, parallel, dialogue.task, dialogue.steps)

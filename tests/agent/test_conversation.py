@@ -17,6 +17,7 @@ from react_agent.events import HistoryCompressed, RunStarted
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message
 from react_agent.policies import default_policies
+from react_agent.prompts import render
 
 
 def act(name: str, **args: Any) -> str:
@@ -124,7 +125,7 @@ def test_old_turns_are_summarised_and_recent_ones_kept() -> None:
     # the history: system, summary, ack, then the last turns verbatim
     assert chat.messages[0]["role"] == "system"
     assert chat.messages[1]["content"].startswith("Summary of our earlier conversation")
-    assert chat.messages[2]["content"] == SUMMARY_ACK
+    assert chat.messages[2]["content"] == render(SUMMARY_ACK)
     assert chat.messages[-8]["content"] == "What is fact11?"
     assert chat.messages[-4]["content"] == "What is fact12?"
     assert len(chat.turns) == 12 and chat.turns[0].task == "What is fact1?"

@@ -34,7 +34,7 @@ def test_max_steps_asks_once_more_for_a_best_effort_answer(toolbox: Toolbox) -> 
     assert result.steps[1].origin == "best_effort" and not result.steps[1].in_history
     last_ask = model.calls[1][-1]
     assert last_ask["role"] == "user"
-    assert last_ask["content"] == prompts.render("final_answer", task=TASK)
+    assert last_ask["content"] == prompts.render("policies/final_answer", task=TASK)
     assert "no steps left" in last_ask["content"]
     assert result.error.startswith("The run used 1 step without a final answer.")
     assert "best effort" in result.error

@@ -136,7 +136,7 @@ def test_the_review_call_rewrites_an_incomplete_draft(toolbox: Toolbox) -> None:
     assert reviewed(result) == [False, False, False, True]
     assert result.steps[2].final_answer == "Rome is warmer."  # the draft stays in the trajectory
     assert model.calls[3] == [result.messages[0], {"role": "user", "content": prompts.render(
-        "review", task=TASK, facts='- get_weather {"city": "Paris"}: 18 °C in Paris\n'
+        "policies/review", task=TASK, facts='- get_weather {"city": "Paris"}: 18 °C in Paris\n'
                                    '- get_weather {"city": "Rome"}: 24 °C in Rome')}]
     assert "Rome is warmer." not in str(model.calls[3])  # the draft is not shown
     assert result.messages[-1]["content"] == replies[3]  # the history ends with the answer
