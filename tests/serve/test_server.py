@@ -598,6 +598,41 @@ def test_agents_sdk_two_step_task_on_the_scripted_model(serve: Callable[..., str
     assert "Observation: 14 °C in Lyon." in model.calls[2][-1]["content"]
 
 
+def pydantic_ai_run(url: str, task: str) -> tuple[str, list[tuple[str, str]]]:
+    """pydantic-ai, unchanged, with two tools, against the endpoint at ``url``: its final
+    output and the calls its tools received."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    agent = Agent(OpenAIChatModel("served", provider=OpenAIProvider(base_url=url,
+                                                                    api_key="unused")))
+    calls: list[tuple[str, str]] = []
+
+    @agent.tool_plain
+    def find_home_city(person: str) -> str:
+        """Find the city a person lives in."""
+        calls.append(("find_home_city", person))
+        return {"bob": "Bob lives in Porto."}.get(person.strip().lower(), "Unknown person.")
+
+    @agent.tool_plain
+    def get_temperature(city: str) -> str:
+        """Get the current temperature of a city, in degrees Celsius."""
+        calls.append(("get_temperature", city))
+        return {"porto": "17 °C in Porto."}.get(city.strip().lower(), "No data for that city.")
+
+    return str(agent.run_sync(task).output), calls
+
+
+def test_pydantic_ai_two_step_task_on_the_scripted_model(serve: Callable[..., str]) -> None:
+    model = ScriptedModel([act("find_home_city", {"person": "Bob"}),
+                           act("get_temperature", {"city": "Porto"}),
+                           answer("It is 17 °C where Bob lives (Porto).")])
+    output, calls = pydantic_ai_run(serve(model), "What is the temperature where Bob lives?")
+    assert calls == [("find_home_city", "Bob"), ("get_temperature", "Porto")]
+    assert output == "It is 17 °C where Bob lives (Porto)."
+
+
 # -- real models --------------------------------------------------------------------------------
 @pytest.mark.real_model
 def test_openai_sdk_tool_loop_on_the_embedded_model(
@@ -645,3 +680,43 @@ def test_serve_gives_tools_to_a_llama_cpp_server(
     (call,) = reply.choices[0].message.tool_calls
     assert call.function.name == "get_weather"
     assert json.loads(call.function.arguments)["city"] == "Paris"
+
+
+@pytest.mark.real_model
+def test_pydantic_ai_two_step_task_on_the_embedded_model(
+    serve: Callable[..., str], embedded_model: ChatModel
+) -> None:
+    output, calls = pydantic_ai_run(serve(embedded_model),
+                                    "What is the temperature where Bob lives?")
+    assert calls[:2] == [("find_home_city", "Bob"), ("get_temperature", "Porto")]
+    assert "17" in output
+
+
+MULTIPLY = {"type": "function", "function": {
+    "name": "multiply", "description": "Multiply two numbers.",
+    "parameters": {"type": "object", "properties": {
+        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}}
+
+
+@pytest.mark.real_model
+def test_the_simplest_tool_loop_ends_after_one_call_on_the_embedded_model(
+    serve: Callable[..., str], embedded_model: ChatModel
+) -> None:
+    """Issue 29: the model asked for multiply(23, 19) again after the result came back, and
+    serve passed the repeat on, so a client framework looped until its own turn limit."""
+    client = openai.OpenAI(base_url=serve(embedded_model), api_key="unused")
+    messages: list[Any] = [{"role": "user", "content": "What is 23 times 19? Use the tool."}]
+    calls = 0
+    for _ in range(4):  # a client's own turn limit
+        reply = client.chat.completions.create(model="any", messages=messages,
+                                               tools=[MULTIPLY]).choices[0]
+        if not reply.message.tool_calls:
+            break
+        messages.append(reply.message.model_dump(exclude_none=True))
+        for call in reply.message.tool_calls:
+            calls += 1
+            args = json.loads(call.function.arguments)
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": str(args["a"] * args["b"])})
+    assert calls == 1 and reply.finish_reason == "stop"
+    assert "437" in (reply.message.content or "")
