@@ -48,6 +48,31 @@ def never_an_action(reply: Reply) -> tuple[str, str] | None:
     return None
 
 
+def never_an_answer(text: str) -> bool:
+    """A final answer that is never one: a placeholder of the reply format or a worked example's
+    answer copied back (what :func:`never_an_action` says of a final answer)."""
+    return len(text) <= 1000 and (
+        _is_placeholder(text, "answer") or text in _prompt_examples()[1]
+    )
+
+
+def may_become_never_an_answer(prefix: str) -> bool:
+    """The first characters of a final answer that may still turn out to be a placeholder or a
+    worked example's answer (``<the answer``, ``..``, a prefix of an example): what a stream of
+    the answer holds back until it knows."""
+    if len(prefix) > 1000:
+        return False
+    text = prefix.lstrip()
+    if not text.strip(".…") or any(a.startswith(prefix) for a in _prompt_examples()[1]):
+        return True  # (blank, dots only, or an example's first characters)
+    if text[0] == "<" and len(text) <= 82 and "\n" not in text:
+        close = text.find(">")
+        if close == -1:
+            return "<" not in text[1:]
+        return not text[close + 1:].strip()
+    return False
+
+
 def _is_placeholder_arg(key: str, value: Any) -> bool:
     if _PLACEHOLDER.fullmatch(key.strip()):
         return True
@@ -73,7 +98,7 @@ def _example_key(reply: Reply) -> str:
 
 @functools.cache
 def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
-    """The worked examples of ``prompts/system.md`` (its ``Assistant: {...}`` lines): the keys
+    """The worked examples of ``prompts/agent/system.md`` (its ``Assistant: {...}`` lines): the keys
     of their calls and their final answers."""
     calls: set[str] = set()
     answers: set[str] = set()

@@ -1,10 +1,13 @@
 """The repairs: near-JSON (the dialects models write) read as the JSON value it means.
 
-:func:`load_or_repair` loads a candidate as JSON and, failing that, rewrites it with
-:func:`repair_json` (Python-dict quotes and literals, trailing commas, comments, bare keys, missing
-commas or colons, doubled braces, fullwidth punctuation, raw backslashes, unescaped inner quotes,
-tuples, ...) and loads the result. Only rewrites whose meaning is certain are made; anything else
-is left invalid.
+:func:`load_or_repair` loads a candidate as JSON and, failing that, reads it as the text of a JSON
+string when all its quotes are escaped (``{\\"thought\\": ...}``), or rewrites it with
+:func:`repair_json` (Python-dict quotes and literals, curly quotes, trailing commas, comments, bare
+keys, missing commas or colons, doubled braces, fullwidth punctuation, literal ``\\n`` between
+members, raw backslashes, unescaped inner quotes, tuples, ...) and loads the result. Only
+rewrites whose meaning is certain are made; anything else is left invalid, and a fault the
+repair recognises (a stray word between members, a string that swallows the next key) is
+described in words for the model (:class:`RepairError`).
 """
 
 from __future__ import annotations
@@ -17,11 +20,17 @@ from typing import Any
 
 from ..tools.builtin._calculator import evaluate
 from ..types import JSON_NUMBER
-from ._scan import KEY_AHEAD, STRING_BODY, VALUE_START, prev_significant, string_end
+from ._scan import KEY_AHEAD, QUOTES, STRING_BODY, VALUE_START, prev_significant, string_end
 
 FAIL: Any = object()
 """What :func:`load_json` and :func:`load_or_repair` give for text that is not JSON (``None`` is
 a JSON value)."""
+
+
+class RepairError(ValueError):
+    """A fault the repair recognised and will not guess past (a string that runs into the next
+    key, a stray word where a key belongs, an inner quote that leaves two readings); its text
+    says so in words for the model."""
 
 
 # A string that starts with a drive letter and an escape of a control character: JSON would read
@@ -59,11 +68,35 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
         error = f"{exc.msg} (line {exc.lineno}, column {exc.colno}, right after {before})"
     except ValueError as exc:  # e.g. an integer too long to convert
         error = str(exc)
+    escaped = _unescaped_envelope(raw)
+    if escaped is not None:  # {\"thought\": ...}: an envelope written as a JSON string's text
+        value, fixes, _ = load_or_repair(escaped)
+        if value is not FAIL:
+            return value, ("read an envelope written with escaped quotes (\\\")", *fixes), ""
     try:
         fixed, repairs = repair_json(raw)
         return json.loads(fixed, strict=False), tuple(repairs), ""
+    except RepairError as exc:  # a fault recognised: say which, not where json.loads stopped
+        return FAIL, (), str(exc)
     except (ValueError, RecursionError):
         return FAIL, (), error
+
+
+# An object or list whose first string is written escaped ({\"a\": 1}, {\n  \"a\": 1}): the text
+# of a JSON string (an envelope the model encoded once more), read by decoding that string.
+_ESCAPED_START = re.compile(r'[{\[](?:\s|\\[nrt])*\\"')
+
+
+def _unescaped_envelope(raw: str) -> str | None:
+    """``raw`` decoded as the text of a JSON string, when it starts like an object whose quotes
+    are all escaped (``{\\"thought\\": ...}``); else ``None``."""
+    if not _ESCAPED_START.match(raw):
+        return None
+    try:
+        text = json.loads(f'"{raw}"', strict=False)
+    except (ValueError, RecursionError):  # an unescaped quote in it: not one escaped string
+        return None
+    return text if isinstance(text, str) else None
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -84,18 +117,25 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
     """Rewrite a JSON-ish value into strict JSON in one linear pass that follows the structure
     (which brackets are open, whether a key, a colon, a value or a comma comes next).
 
-    Read, because their meaning is certain: single and curly quotes, ``True/False/None`` and
-    other letter cases of the literals, unquoted keys, trailing commas, comments, fullwidth
-    ``：`` ``，``, a missing comma between members or a missing colon after a key, doubled braces
-    (``{{ }}`` from ``str.format`` templates), ``.25`` / ``1.`` / ``+1``, Python tuples as lists,
-    a trailing ``...`` in a list, unescaped quotes inside a string whose end is still
-    unambiguous, raw backslashes (see :func:`_json_string`), arithmetic on numbers written as a
-    value (see :func:`_arithmetic`), a ``]`` or ``)`` inside a value where no ``[`` or ``(`` is
-    open (a call first written as a list, then as one object: ``{"name": ..., "args": {}}]}``).
+    Read, because their meaning is certain: single and curly quotes (“…”, ‘…’, „…“),
+    ``True/False/None`` and other letter cases of the literals, unquoted keys (a bare word
+    followed by a colon), a key's quote written twice or missing at its start (``"name"":``,
+    ``""name":``, ``name":``), trailing commas, comments, fullwidth ``：`` ``，``, a missing comma
+    between members or a missing colon after a quoted key, a literal ``\\n`` / ``\\r`` / ``\\t``
+    (backslash and letter) between members, doubled braces (``{{ }}`` from ``str.format``
+    templates), ``.25`` / ``1.`` / ``+1``, Python tuples as lists, a trailing ``...`` in a list,
+    unescaped quotes inside a string whose end is still unambiguous and an opening quote
+    written twice (see :class:`_StringReader`), raw backslashes (see :func:`_json_string`),
+    arithmetic on numbers written as a value (see :func:`_arithmetic`), a ``]`` or ``)`` inside
+    a value where no ``[`` or ``(`` is open (a call first written as a list, then as one
+    object: ``{"name": ..., "args": {}}]}``).
 
     Raises:
-        ValueError: anything else (bare words, placeholders, unclosed strings or comments, two
-            readings of the quotes).
+        RepairError: a fault recognised and refused, with what to fix in words: a stray word
+            between members (``{"a": 1, NOTE "b": 2}``), a string that lost its closing quote
+            and would swallow the next member, doubled quotes with two readings.
+        ValueError: anything else (bare words as values, placeholders, unclosed strings or
+            comments, two readings of the quotes).
     """
     repairs: dict[str, None] = {}
     raw = _undouble_braces(raw, repairs)
@@ -104,11 +144,17 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
     last = "start"  # what came last: start, open, comma, key, colon, value
     comma = -1  # where in ``out`` the last comma is (dropped if a trailing one)
     i, n = 0, len(raw)
+    key = ""  # the last key read
     while i < n:
         c = raw[i]
         if c.isspace():
             out.append(c)
             i += 1
+            continue
+        if c == "\\" and raw[i + 1:i + 2] in ("n", "r", "t"):  # a literal \n between members
+            out.append(" ")
+            repairs["literal \\n between members read as line breaks"] = None
+            i += 2
             continue
         if c == "#" or raw.startswith("//", i) or raw.startswith("/*", i):
             i = _comment_end(raw, i)
@@ -152,17 +198,25 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
             comma, last = len(out) - 1, "comma"
             repairs["missing commas"] = None
         elif last == "key":  # a key and then a value: a missing colon
+            if c in QUOTES and _QUOTED_KEY_AHEAD.match(raw, i):  # "NOTE" "b": 1
+                raise RepairError(
+                    f"the word {_shown(key)} stands where a key belongs but no colon and value "
+                    f"follow it, only the next key {_shown(_key_text(raw, i))} (write every "
+                    'member as "key": value, with commas between them)'
+                )
             out.append(":")
             last = "colon"
             repairs["missing colons"] = None
         container = stack[-1] if stack else ""
         if container == "{" and last in ("open", "comma"):
-            i = _read_key(raw, i, out, repairs)
+            i, key = _read_key(raw, i, out, repairs)
             last = "key"
             continue
-        if c in "\"'“”":
-            end = _value_string_end(raw, i, container)
-            out.append((raw[i + 1:end - 1], c))
+        if c in QUOTES:
+            end, doubled = _value_string_end(raw, i, container, key if container == "{" else None)
+            if doubled:
+                repairs["a doubled opening quote dropped"] = None
+            out.append((raw[i + (2 if doubled else 1):end - 1], c))
             i = end
         elif (arithmetic := _arithmetic(raw, i)) is not None:
             out.append(arithmetic[0])
@@ -213,54 +267,338 @@ def _comment_end(raw: str, i: int) -> int:
     return len(raw) if nl == -1 else nl
 
 
-def _read_key(raw: str, i: int, out: list[str | tuple[str, str]], repairs: dict[str, None]) -> int:
-    """Read the key at ``i`` into ``out``; the index after it. A quoted key ends at its first
-    closing quote; a bare identifier is a key too (JSON5)."""
+def _read_key(
+    raw: str, i: int, out: list[str | tuple[str, str]], repairs: dict[str, None]
+) -> tuple[int, str]:
+    """Read the key at ``i`` into ``out`` -> (the index after it, the key). A quoted key ends at
+    its first closing quote; a bare identifier is a key too (JSON5), when a colon follows it: a
+    bare word without one is a stray word between members (``{"a": 1, NOTE "b": 2}``), never a
+    key that takes the next member as its value."""
     c = raw[i]
+    doubled_first = _DOUBLED_BEFORE_KEY.match(raw, i)
+    if doubled_first:  # ""name": ... : the key's opening quote written twice
+        out.append((doubled_first.group(2), '"'))
+        repairs["a doubled quote before a key dropped"] = None
+        return doubled_first.end() - 1, doubled_first.group(2)
     if c in STRING_BODY:
         m = STRING_BODY[c].match(raw, i + 1)
         close = m.end() if m else i + 1
         if close >= len(raw):
             raise ValueError("unclosed key")
         out.append((raw[i + 1:close], c))
-        return close + 1
+        doubled = _DOUBLED_AFTER_KEY.match(raw, close + 1)
+        if doubled:  # "name"": ... : the key's closing quote written twice
+            repairs["a doubled quote after a key dropped"] = None
+            return doubled.end() - 1, raw[i + 1:close]
+        return close + 1, raw[i + 1:close]
     m = _IDENT.match(raw, i)
+    if m is not None and (half := _HALF_QUOTED_KEY.match(raw, m.end())):
+        out.append((m.group(), '"'))  # name": ... : the key's opening quote is missing
+        repairs["a key's missing opening quote supplied"] = None
+        return half.end() - 1, m.group()
     if m is None:
+        stray = _STRAY_WORD.match(raw, i)
+        if stray:
+            raise RepairError(
+                f"the word {_shown(stray.group(1))} stands between two members with the next key "
+                f"{_shown(stray.group(2))} after it (write every member as \"key\": value, with "
+                "commas between them, and no other words outside the strings)"
+            )
         raise ValueError(f"unexpected character {c!r} where a key belongs")
+    if not _COLON_AHEAD.match(raw, m.end()):
+        after = _KEY_OR_WORD.match(raw, m.end())
+        what = f"the next key {_shown(after.group(1))}" if after else "no colon"
+        raise RepairError(
+            f"the bare word {_shown(m.group())} stands between two members with {what} after "
+            'it (write every member as "key": value, with commas between them, and no other '
+            "words outside the strings)"
+        )
     out.append((m.group(), '"'))
     repairs["unquoted keys"] = None
-    return m.end()
+    return m.end(), m.group()
 
 
-def _value_string_end(raw: str, start: int, container: str) -> int:
-    """The end of the string value at ``start``: the first quote after which the structure can
-    go on (``, } ] )``, a comment, the end; in an object also the next ``"key":``, and at the end
-    of a line the next value, when the comma is missing). Other quotes are content, except a
-    quote followed by another quote: that is ambiguous (``["a" "b"]``: two items, or one with
-    inner quotes?).
+_COLON_AHEAD = re.compile(r"(?:\s|\\[nrt])*[:：]")
+_DOUBLED_AFTER_KEY = re.compile(r"""["'“”’][ \t]*[:：]""")  # (from the second quote to the colon)
+_DOUBLED_BEFORE_KEY = re.compile(  # ""name": (the key's first quote twice)
+    r"""(["'])\1([^"'“”‘’\s:,{}\[\]][^"'“”‘’\n:,{}\[\]]{0,63})["'”’][ \t]*[:：]"""
+)
+_HALF_QUOTED_KEY = re.compile(r"""["'“”’][ \t]*[:：]""")  # a bare word, then a quote and a colon
+_STRAY_WORD = re.compile(  # a word where a key belongs, then the next key
+    r"""([^\s"'“”‘’„:,{}\[\]]{1,40})(?:\s|\\[nrt])+["'“”‘’„]([^"'“”‘’\n]{0,64})["'“”’]\s*[:：]"""
+)
+_KEY_OR_WORD = re.compile(r"""\s*["'“”‘’„]([^"'“”‘’\n]{0,64})["'“”’]\s*[:：]""")
+
+
+_QUOTED_WORD = re.compile(r"""\s*["'“”‘’„]([^"'“”‘’\n]{0,64})["'“”’]""")
+
+
+def _key_text(raw: str, i: int) -> str:
+    """The quoted word at ``i`` (a key or an item), without its quotes."""
+    m = _QUOTED_WORD.match(raw, i)
+    return m.group(1) if m else raw[i:i + 20]
+
+
+def _excerpt(raw: str, start: int, end: int) -> str:
+    """``raw[start:end]`` as written, on one line, its middle cut when long (for a message)."""
+    text = " ".join(raw[start:end].split())
+    return text if len(text) <= 50 else f"{text[:24]}…{text[-24:]}"
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` as a short JSON string for a message."""
+    text = " ".join(text.split())
+    return json.dumps(text if len(text) <= limit else text[:limit - 1] + "…", ensure_ascii=False)
+
+
+def _value_string_end(
+    raw: str, start: int, container: str, key: str | None = None
+) -> tuple[int, bool]:
+    """The end of the string value at ``start`` (one linear pass, see :class:`_StringReader`),
+    and whether its opening quote was written twice (``""text"``: the first is dropped).
+
+    Read first with brackets inside the text counted (a quote followed by ``,`` ``}`` inside
+    ``{"x": 1, "y": 2}`` written unescaped in an answer is content); if that finds no end and the
+    text held a bracket, once more without (a lone ``{`` in the text: ``"smile :{"``).
 
     Raises:
+        RepairError: a fault recognised (a string that runs into the next key, an inner
+            quotation left open where the string ends, doubled quotes).
         ValueError: unclosed, or ambiguous.
     """
-    body, n, pos = STRING_BODY[raw[start]], len(raw), start + 1
-    while True:
-        m = body.match(raw, pos)
-        close = m.end() if m else pos
-        if close >= n:
-            raise ValueError("unclosed string")
-        j = close + 1
-        while j < n and raw[j].isspace():
-            j += 1
-        follow = raw[j] if j < n else ""
-        if follow in ("", ",", "}", "]", ")", "，", "#") or raw.startswith(("//", "/*"), j):
-            return close + 1
-        if container == "{" and _QUOTED_KEY_AHEAD.match(raw, close + 1):
-            return close + 1
-        if _NEXT_LINE_VALUE.match(raw, close + 1):  # a missing comma at the end of a line
-            return close + 1
-        if follow in "\"'“”":
-            raise ValueError("ambiguous quotes: one string or two?")
-        pos = close + 1
+    reader = _StringReader(raw, start, container, key, nested=True)
+    try:
+        return reader.end()
+    except ValueError:
+        if not reader.saw_bracket:
+            raise
+    return _StringReader(raw, start, container, key, nested=False).end()
+
+
+# A quote inside a string opens a quotation after one of these (or a space, or a CJK character,
+# whose texts put no space before a quotation: 他说"你好").
+_OPENING_PUNCTUATION = frozenset("([{<（「『【《:：,，=")
+_STRUCTURE_AFTER = frozenset("}])#")
+# What follows a comma when the comma ends a member: the next key (or the object's end); in a
+# list the next value. Anything else (words) shows the quote before the comma is content:
+# "He said "hi", then left".
+_MEMBER_AFTER_COMMA = re.compile(  # (a stray word before the next key counts: it is an error)
+    r"""(?:\s|\\[nrt])*(?:["'“”‘’„][^"'“”‘’\n]{0,64}["'“”’]\s*(?:[:：{\[\d"'“”‘’„-]|(?:true|false|null)\b)"""
+    r"""|["'“”‘’„]{2}[^"'“”‘’\n]{1,64}["'“”’]\s*[:：]|[A-Za-z_$][\w$]*["'”’]?(?:\s|\\[nrt])*[:：]"""
+    r"""|[}\]]|//|/\*|\#|$"""
+    r"""|[^\s"'“”‘’„:,{}\[\]]{1,40}(?:\s|\\[nrt])+["'“”‘’„][^"'“”‘’\n]{0,64}["'“”’]\s*[:：])"""
+)
+_ITEM_AFTER_COMMA = re.compile(
+    r"""(?:\s|\\[nrt])*(?:["'“”‘’„{\[(\d.+\-…]|(?:true|false|null|none|nan|infinity)\b|[}\])]"""
+    r"""|//|/\*|\#|$)""",
+    re.IGNORECASE,
+)
+# The end of a string's text that is a member it swallowed: "key": then a value to the end.
+_SCALAR = re.compile(r"""["'“”‘’„][^"'“”‘’\n]*|-?\d[\d.eE+-]*|true|false|null|True|False|None""")
+_KEY_BEFORE = re.compile(r"""["'“”‘’„]([^"'“”‘’\n]{1,64})["'“”’]\s*\Z""")
+_QUOTED_ITEM_AHEAD = re.compile(r"""["'“”‘’„][^"'“”‘’\n]{0,64}["'”’]\s*[,，\]]""")
+# Where a string may end or hold an inner quote, by the quote that opened it.
+_STOPS = {
+    '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL),
+    "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*", re.DOTALL),
+    "“": re.compile(r'[^"“”„\\]*(?:\\.[^"“”„\\]*)*', re.DOTALL),
+    "‘": re.compile(r"[^'‘’\\]*(?:\\.[^'‘’\\]*)*", re.DOTALL),
+}
+_STOPS["”"] = _STOPS["„"] = _STOPS["“"]
+_STOPS["’"] = _STOPS["‘"]
+_CLOSERS_OF = {'"': '"', "'": "'", "“": '"”', "”": '"”', "„": '"“”', "‘": "'’", "’": "'’"}
+
+
+def _is_cjk(ch: str) -> bool:
+    return ("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff"
+            or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff")
+
+
+class _StringReader:
+    """Finds where a string value ends in a JSON-ish text whose inner quotes may be unescaped.
+
+    A quote ends the string when the structure can go on after it (``, } ] )``, a comment, the
+    end; in an object also the next ``"key":``, and at the end of a line the next value). A
+    comma counts only when what follows it can start the next member (in an object a key, maybe
+    after a stray word), so ``"He said "hi", then left"`` is one string. Other quotes are
+    content; the reader follows the quotations they open and close (a quote after a space, an
+    opening bracket or a CJK character opens one; the next quote after a non-space closes it).
+    Two quotes in a row close a quotation and then the string (``"他说"你好""``) when one is
+    open; otherwise they are ambiguous (``["a" "b"]``: two items, or one with inner quotes?).
+    An inner quote left unpaired is content, as written (``"Ana says "urgent", "floor": 3``).
+
+    Faults it refuses to guess past, each a :class:`RepairError` whose text tells the model what
+    to fix:
+
+    - a quote after a comma or a line break that starts ``"key":`` (``"hello, "b": "x"``), or a
+      string whose text ends with ``"key": value`` (``"hello "b": "x"``): the string lost its
+      closing quote and would swallow the next member;
+    - in a list, an unpaired inner quote where the string could end (``["a "b", "c"]``: two
+      items or three?);
+    - doubled quotes around the whole text (``""text""``), or an opening quote written twice
+      before a space (``"" text"``). An opening quote written twice before the text, with no
+      other quote in it (``""text"``), is dropped: that string has no other reading.
+
+    In a single-quoted string a quote after a space is as often an apostrophe ('90s, rock 'n'
+    roll) as a quotation, so only a quote written first in it opens one there.
+    """
+
+    def __init__(self, raw: str, start: int, container: str, key: str | None, *, nested: bool):
+        self.raw, self.start, self.container, self.nested = raw, start, container, nested
+        self.what = f"the value of {_shown(key)}" if key is not None else "a string in a list"
+        self.saw_bracket = False
+        # Inside a single-quoted string a lone quote after a space is an apostrophe as often as
+        # a quotation ('90s, rock 'n' roll): only its first character can open one there.
+        self.apostrophes = raw[start] in "'‘’"
+
+    def end(self) -> tuple[int, bool]:
+        raw, start, n = self.raw, self.start, len(self.raw)
+        stops, closers = _STOPS[raw[start]], _CLOSERS_OF[raw[start]]
+        depth = 0  # brackets open in the text so far (nested mode)
+        inner = 0  # quotes taken as content
+        open_at: int | None = None  # the quote that opened the current quotation
+        lead_closed_at: int | None = None  # where a quotation opened first thing in it closed
+        pos = start + 1
+        while True:
+            m = stops.match(raw, pos)
+            q = m.end() if m else pos
+            if q >= n:
+                raise ValueError("unclosed string")
+            if self.nested:
+                depth = self._depth(depth, pos, q)
+            j = q + 1
+            while j < n and raw[j].isspace():
+                j += 1
+            follow = raw[j] if j < n else ""
+            if raw[q] in closers and self._ends_here(q, j, follow, depth):
+                if open_at is not None and follow == ")" and self.container != "(":
+                    open_at, inner, pos = None, inner + 1, q + 1  # print("a")
+                    continue
+                self._check_no_member_inside(q)
+                if open_at == start + 1 and inner == 1:  # ""text": the opening quote twice
+                    return q + 1, True
+                if open_at is not None and self.container != "{":  # ["a "b", "c"]: 2 items or 3?
+                    raise RepairError(
+                        f"{self.what} ({_excerpt(raw, start, q + 1)}) has an inner quote that "
+                        "is never closed, so it is unclear where the item ends (write a quote "
+                        'inside a string as \\", and end every string with a quote)'
+                    )
+                return self._closed(q, lead_closed_at)  # (an unpaired inner quote is content)
+            if follow in QUOTES:
+                if j == q + 1 and raw[j] in closers and open_at is not None:  # "你好"" : the
+                    if open_at == start + 1:  # quotation closes, then the string
+                        lead_closed_at = q
+                    open_at, inner, pos = None, inner + 1, q + 1
+                    continue
+                raise RepairError(
+                    f"{self.what} has two quotes in a row where it could end "
+                    f"({_excerpt(raw, start, j + 1)}): one string or two? (write a quote inside "
+                    'a string as \\", and put a comma between two strings)'
+                )
+            after_space = self.apostrophes and raw[q - 1].isspace()
+            if (depth == 0 and self._after_member_break(q, after_space) and (
+                    _QUOTED_KEY_AHEAD.match(raw, q) if self.container == "{"
+                    else _QUOTED_ITEM_AHEAD.match(raw, q))):
+                what = "next key" if self.container == "{" else "next item"
+                raise RepairError(
+                    f"{self.what} ({_excerpt(raw, start, q).rstrip()} …) has no closing "
+                    f"quote, so it runs into the {what} {_shown(_key_text(raw, q))} (end every "
+                    'string with a quote, and write a quote inside a string as \\")'
+                )
+            prev = raw[q - 1]
+            if open_at is not None and not prev.isspace():
+                if open_at == start + 1:
+                    lead_closed_at = q
+                open_at = None
+            elif open_at is None and self._opens(q):
+                open_at = q
+            inner += 1
+            pos = q + 1
+
+    def _check_no_member_inside(self, q: int) -> None:
+        """Raise if the string's text ends with ``"key": value`` (``"hello "b": "x"``): the
+        string lost its closing quote (and a comma) and swallowed the next member."""
+        raw, start = self.raw, self.start
+        colon = max(raw.rfind(":", start + 1, q), raw.rfind("：", start + 1, q))
+        if colon == -1 or not _SCALAR.fullmatch(raw[colon + 1:q].strip()):
+            return
+        key = _KEY_BEFORE.search(raw, max(start + 1, colon - 70), colon)
+        if key is None or key.start() == start + 1:
+            return
+        raise RepairError(
+            f"{self.what} ({_excerpt(raw, start, q + 1)}) ends with {_shown(key.group(1))} and a "
+            "value: the string lost its closing quote (and a comma) before that key and "
+            'swallowed it (end every string with a quote, and write a quote inside a string '
+            'as \\")'
+        )
+
+    def _closed(self, q: int, lead_closed_at: int | None) -> tuple[int, bool]:
+        """The end at ``q``, unless the text starts with a quote that shows doubled quotes."""
+        raw, start = self.raw, self.start
+        if q > start + 1 and raw[start + 1] in _CLOSERS_OF[raw[start]]:
+            if lead_closed_at == q - 1:  # ""text"": the quotes doubled, or part of the value?
+                raise RepairError(
+                    f"{self.what} has doubled quotes at both ends ({_excerpt(raw, start, q + 1)}"
+                    f"; write {_shown(raw[start + 2:q - 1])}, or "
+                    f"{json.dumps(raw[start + 1:q], ensure_ascii=False)} if the quotes "
+                    "belong to the value)"
+                )
+            if lead_closed_at is None:  # "" text": a quote, then a space
+                raise RepairError(
+                    f"{self.what} opens with two quotes ({_excerpt(raw, start, q + 1)}; write "
+                    'one quote at each end of a string, and a quote inside it as \\")'
+                )
+        return q + 1, False
+
+    def _ends_here(self, q: int, j: int, follow: str, depth: int) -> bool:
+        """The quote at ``q`` can end the string: what follows it (``follow``, at ``j``) goes
+        on with the structure."""
+        raw, container = self.raw, self.container
+        if follow == "":
+            return True
+        if depth > 0:  # inside brackets of the text itself: {"x": 1} in an answer
+            return False
+        if follow in _STRUCTURE_AFTER or raw.startswith(("//", "/*"), j):
+            return True
+        if follow in ",，":
+            after = _MEMBER_AFTER_COMMA if container == "{" else _ITEM_AFTER_COMMA
+            return after.match(raw, j + 1) is not None
+        if container == "{" and _QUOTED_KEY_AHEAD.match(raw, q + 1):
+            return True
+        return _NEXT_LINE_VALUE.match(raw, q + 1) is not None  # a comma missing at a line end
+
+    def _depth(self, depth: int, pos: int, q: int) -> int:
+        """``depth`` after the text ``raw[pos:q]`` (brackets opened minus closed, never < 0)."""
+        segment = self.raw[pos:q]
+        opened = segment.count("{") + segment.count("[")
+        closed = segment.count("}") + segment.count("]")
+        if opened or closed:
+            self.saw_bracket = True
+            depth = max(0, depth + opened - closed)
+        return depth
+
+    def _after_member_break(self, q: int, after_space: bool) -> bool:
+        """The text before the quote at ``q`` ends with a comma or a line break (then spaces),
+        where the next member of the structure would start (or with a space, ``after_space``:
+        in a single-quoted string, where quotations are not followed)."""
+        raw, i = self.raw, q - 1
+        if after_space:
+            return True
+        while i > self.start and raw[i] in " \t\r":
+            i -= 1
+        return i > self.start and raw[i] in ",，\n"
+
+    def _opens(self, q: int) -> bool:
+        """The quote at ``q`` opens a quotation: after the string's start, a space, an opening
+        bracket or a CJK character, and before a character that is neither a space nor a
+        quote."""
+        raw = self.raw
+        nxt = raw[q + 1] if q + 1 < len(raw) else ""
+        if not nxt or nxt.isspace() or nxt in QUOTES or (self.apostrophes and q != self.start + 1):
+            return False
+        prev = raw[q - 1]
+        return (q - 1 == self.start or prev.isspace() or prev in _OPENING_PUNCTUATION
+                or _is_cjk(prev))
 
 
 def _skip_trailing_ellipsis(raw: str, i: int, stack: list[str], last: str) -> int:
@@ -420,8 +758,21 @@ def _is_control(codepoint: int) -> bool:
     return codepoint < 0x20 or 0x7F <= codepoint < 0xA0
 
 
+def has_unknown_escape(word: str) -> bool:
+    """``word`` (a string's text as written) holds a backslash escape JSON does not know."""
+    return _has_unknown_escape(word, False)
+
+
 def _has_unknown_escape(word: str, python: bool) -> bool:
     return any(not known for _, _, known in _escapes(word, python))
+
+
+def decode_string(content: str) -> str:
+    """The text of a double-quoted string whose raw content (between the quotes, escapes as
+    written) is ``content``, decoded as the repair decodes it: JSON's escapes, raw control
+    characters kept, and backslashes a model wrote raw (``\\d``, ``C:\\new``) kept."""
+    value: str = json.loads(_json_string(content, '"', {}, False), strict=False)
+    return value
 
 
 def _json_string(content: str, quote: str, repairs: dict[str, None], python: bool) -> str:
@@ -434,7 +785,7 @@ def _json_string(content: str, quote: str, repairs: dict[str, None], python: boo
     """
     if quote == "'":
         repairs["single-quoted strings"] = None
-    elif quote in "“”":
+    elif quote in "“”„‘’":
         repairs["curly quotes as delimiters"] = None
     raw_words = _raw_words(content, python) if "\\" in content else []
     if raw_words:

@@ -3,26 +3,30 @@
 Stages, tried in order (the stage that succeeded is recorded on the Reply):
 
 1. ``direct``: the whole reply (after removing a BOM and ``<think>`` reasoning) is one JSON value.
-2. ``fenced``: the action is the content of a Markdown fence (```json, ```, ~~~).
+2. ``fenced``: the action is the content of a Markdown fence (```json, ```, ~~~), also an
+   inline one on a line of its own or of prose (```` ```json {...}``` ````).
 3. ``fallback``: the action was found in prose, or ReAct text (``Action:`` / ``Action Input:``,
    ``Final Answer:``).
-4. ``repaired``: the action needed a dialect repair (see :func:`.repair.repair_json`:
-   Python-dict quotes and literals, trailing commas, comments, bare keys, missing commas or
-   colons, doubled braces, fullwidth punctuation, raw backslashes, unescaped inner quotes,
-   tuples, ...) or only its final ``}`` was missing.
+4. ``repaired``: the action needed a dialect repair (see :func:`._repair.repair_json`:
+   Python-dict quotes and literals, curly quotes, trailing commas, comments, bare keys, missing
+   commas or colons, doubled braces, fullwidth punctuation, literal ``\\n`` between members, raw
+   backslashes, unescaped inner quotes, tuples, ...), or was written as the text of a JSON
+   string (``"{\\"thought\\": ...}"``), or only its final ``}`` was missing.
 
 Candidates are found by one linear scan that matches brackets with a stack, reading strings only
 where JSON can hold one, so prose apostrophes, braces inside strings and thousands of unmatched
 braces cost no more than their length. Each candidate is placed: fenced or on its own line (a
 whole envelope also beside a sentence) outranks a bare call beside prose, and an object quoted
-inside a sentence or a ``Thought:`` line, a placeholder skeleton (``<tool name>``, ``...``) or a
-copy of the system prompt's worked examples is never an action. The first of the best placed
-candidates is the action; text after an invented ``Observation:`` (or a call's next step written
-at once after it) is ignored, but a second, different action with words between them is an error
-that names both. Anything that cannot be honestly recovered raises :class:`OutputParseError`
-with a message written for the model; any text gives a Reply or that error. The policies are
-those of the shared parser catalogue (``tests/data/parser_cases.jsonl``, our own cases in
-``tests/data/parser_cases_local.jsonl``); the README lists them.
+inside a sentence or a ``Thought:`` line (set apart by spaces: an envelope with prose glued to
+both sides, ``Sure{...}Thanks``, was written beside it), a placeholder skeleton (``<tool name>``,
+``...``) or a copy of the system prompt's worked examples is never an action. The first of the
+best placed candidates is the action; text after an invented ``Observation:`` (or a call's next
+step written at once after it) is ignored, but a second, different action with words between
+them is an error that names both. Anything that cannot be honestly recovered raises
+:class:`OutputParseError` with a message written for the model; any text gives a Reply or that
+error. The policies are those of the shared parser catalogue
+(``tests/data/parser_cases.jsonl``, our own cases in ``tests/data/parser_cases_local.jsonl``);
+the docs' parser page lists them.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +82,8 @@ from ._scan import (
 def parse_error(
     kind: str, problem: str, position: int | None = None, tool: str | None = None
 ) -> OutputParseError:
-    """The :class:`OutputParseError` for ``problem``, rendered from ``prompts/parse_error.md``."""
+    """The :class:`OutputParseError` for ``problem``, rendered from
+    ``prompts/agent/parse_error.md``."""
     return OutputParseError(
         prompts.render("agent/parse_error", problem=problem), kind=kind, problem=problem,
         position=position, tool=tool,
@@ -185,6 +191,7 @@ class _Found:
     candidates: list[_Candidate] = field(default_factory=list)
     pending: Shape | None = None  # an envelope with a thought and no action
     failure: tuple[int, str] | None = None  # the first value that is not valid JSON, and why
+    broken: tuple[int, str] | None = None  # the first of them that is an envelope, placed
     unknown: int | None = None  # the first valid JSON value that is not an action
 
 
@@ -214,10 +221,12 @@ def _collect(
             value, fixes, error = load_or_repair(body[start:end])
             if value is FAIL:
                 found.failure = found.failure or (start, error)
+                if found.broken is None and _broken_envelope(body, start, end):
+                    found.broken = (start, error)
                 continue
-            fence = _fence_language(body, start)
+            fence = _fence_language(body, start, end)
             stage = "repaired" if fixes else ("fallback" if fence is None else "fenced")
-            rank, never = _placement(body, start, end, value, fence)
+            rank, never = _placement(body, start, end, value, fence, current.spans)
             try:
                 reply = interpret(value, stage, (*repairs, *fixes), namer)
             except Shape as shape:
@@ -260,6 +269,14 @@ def _choose(
         shape = first.shape
         raise parse_error(shape.kind, shape.problem, first.start, shape.tool)
     assert first.reply is not None
+    if found.broken is not None and found.broken[0] < first.start:
+        pos, error = found.broken  # a broken action first: what follows it is not the step
+        raise parse_error(
+            "invalid_json",
+            f"The JSON object at character {pos} ({quoted(body[pos:pos + 40])}...) is not valid "
+            f"JSON: {error}. The action written after it was not used.",
+            pos,
+        )
     cut = _cut_envelope_after(body, found.scan, first.end)
     _check_no_other_action(body, first, [*pool[1:], *([cut] if cut else [])])
     return _finish(first.reply, body, first.start, first.end)
@@ -355,6 +372,22 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
             pos,
         )
     return parse_error("no_json", f"It held no JSON object: {quoted(body[:60])}.")
+
+
+_ACTION_KEY = re.compile(r"""["'“”‘’„]?(?:action|name|final_answer|tool_calls)["'“”’]?\s*[:：]""")
+_SKELETON = re.compile(r"<[^<>\n]{1,80}>|\.\.\.|…")
+
+
+def _broken_envelope(body: str, start: int, end: int) -> bool:
+    """The value at ``body[start:end]``, which is not valid JSON even repaired, was meant as the
+    action: it has an action's keys, no placeholder of the reply format (a skeleton with
+    ``<tool name>`` or ``{...}`` is an example, skipped), and stands where an action stands
+    (not quoted in a sentence). An action after it is then not the step."""
+    text = body[start:end]
+    if not _ACTION_KEY.search(text) or _SKELETON.search(text):
+        return False
+    rank, _ = _placement(body, start, end, {"action": None}, _fence_language(body, start, end))
+    return rank > 0
 
 
 def _is_plain_json(body: str) -> bool:
@@ -501,27 +534,37 @@ _INVENTED_OBSERVATION = re.compile(
     r"|^[ \t]*\(the tool results? comes? back",
     re.IGNORECASE | re.MULTILINE,
 )
-_LAYOUT = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$|<[^<>\n]{1,40}>|^[ \t]*-{3,}[ \t]*$", re.MULTILINE)
+_LAYOUT = re.compile(  # what may stand between a call and the next step written at once
+    r"^[ \t]*(?:```|~~~)[ \t]*[A-Za-z0-9_+.-]*[ \t]*$"  # a fence line
+    r"|(?:```|~~~)(?:json5?|jsonc)?|`"  # an inline fence or code span
+    r"|<[^<>\n]{1,40}>|^[ \t]*-{3,}[ \t]*$",
+    re.MULTILINE | re.IGNORECASE,
+)
+_INLINE_FENCE_OPEN = re.compile(r"(?:```|~~~)[ \t]*([A-Za-z0-9_+.-]*)[ \t]*$")
+_INLINE_FENCE_CLOSE = re.compile(r"[ \t]*(?:```|~~~|$)")
 _CONTEXT = 200  # characters of the line around a candidate that decide how it is placed
 _FENCE_LINE = 80  # no fence line (```json) is longer
 
 
 def _placement(
-    body: str, start: int, end: int, value: Any, fence: str | None
+    body: str, start: int, end: int, value: Any, fence: str | None,
+    spans: Sequence[tuple[int, int]] = (),
 ) -> tuple[int, tuple[str, str]]:
     """How a value stands in the reply: ``(2, no)`` fenced as JSON or on its own line (after a
     label such as ``Action:`` at most); ``(1, no)`` with prose on one side of it on its line
     (2 for a whole envelope); ``(0, (kind, why))`` inside a ``Thought:`` line or inside a
     sentence that quotes it (words before it that do not end a sentence, and words after it),
-    which is never an action."""
+    which is never an action. Another JSON value on the line (``spans``: the scan's values) is
+    no prose: two values side by side stand equally, so that they are compared."""
     if fence is not None and fence.lower() in _JSON_FENCES:
         return 2, ("", "")
     line_start = body.rfind("\n", max(0, start - _CONTEXT), start) + 1
     if line_start == 0 and start > _CONTEXT:
         line_start = start - _CONTEXT
     line_end = body.find("\n", end, end + _CONTEXT)
-    before = _TAG.sub("", body[line_start:start]).strip(_DECORATION)
-    after = _TAG.sub("", body[end:line_end if line_end != -1 else end + _CONTEXT])
+    stop = line_end if line_end != -1 else min(len(body), end + _CONTEXT)
+    before = _TAG.sub("", _without_values(body, line_start, start, spans)).strip(_DECORATION)
+    after = _TAG.sub("", _without_values(body, end, stop, spans))
     after = after.strip(_TRAILING_PUNCTUATION)
     if _ACTION_LABEL.search(before):
         return (1 if after else 2), ("", "")
@@ -529,10 +572,37 @@ def _placement(
         return 0, ("quoted", "it sits inside a Thought line")
     prose_before = bool(before) and not before.endswith((":", "："))
     if prose_before and after and not before.endswith(_SENTENCE_END):
+        if _is_envelope(value) and _glued(body, start, end):
+            return 2, ("", "")  # Sure{...}Thanks, 好的{...}请稍等: written beside, not quoted
         return 0, ("quoted", "it is quoted inside a sentence")
     if prose_before or after:
         return (2 if _is_envelope(value) else 1), ("", "")
     return 2, ("", "")
+
+
+def _without_values(body: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
+    """``body[start:end]`` without the JSON values (``spans``) that lie wholly inside it."""
+    inside = [(a, b) for a, b in spans if start <= a and b <= end]
+    if not inside:
+        return body[start:end]
+    parts, at = [], start
+    for a, b in inside:
+        parts.append(body[at:a])
+        at = b
+    parts.append(body[at:end])
+    return " ".join(parts)
+
+
+_GLUE = frozenset("!?.,;:。，！？；：、…")
+
+
+def _glued(body: str, start: int, end: int) -> bool:
+    """Prose touches the value on both sides, with no space, bracket or quote between (a
+    sentence that quotes a value sets it apart; CJK text has no spaces to set it apart with)."""
+    if start == 0 or end >= len(body):
+        return False
+    before, after = body[start - 1], body[end]
+    return ((before.isalnum() or before in _GLUE) and (after.isalnum() or after in _GLUE))
 
 
 def _is_envelope(value: Any) -> bool:
@@ -545,11 +615,15 @@ def _is_envelope(value: Any) -> bool:
     )
 
 
-def _fence_language(text: str, start: int) -> str | None:
+def _fence_language(text: str, start: int, end: int) -> str | None:
     """The language tag of the fence the value at ``start`` opens ('' for none), or ``None``
-    if it is not the first thing after a fence line."""
+    if it is not the first thing after a fence line, nor alone inside an inline fence
+    (```` ```json {...}``` ```` on one line)."""
     line_start = text.rfind("\n", 0, start)
     if line_start == -1 or text[line_start + 1:start].strip():
+        inline = _INLINE_FENCE_OPEN.search(text, max(line_start + 1, start - _FENCE_LINE), start)
+        if inline and _INLINE_FENCE_CLOSE.match(text, end):
+            return inline.group(1)
         return None
     prev_start = text.rfind("\n", max(0, line_start - _FENCE_LINE), line_start) + 1
     if prev_start == 0 and line_start > _FENCE_LINE:

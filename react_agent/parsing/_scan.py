@@ -34,16 +34,16 @@ _MATCHING = {"}": "{", "]": "["}
 # such pairs itself (possessive quantifiers: no backtracking), so prose full of placeholders
 # costs one C-level pass instead of a Python step per placeholder.
 if sys.version_info >= (3, 11):
-    _PLAIN = r"""[^{}\[\]"'“:：]*+"""
+    _PLAIN = r"""[^{}\[\]"'“‘„:：]*+"""
     _PAIRS = rf"\{{{_PLAIN}\}}|\[{_PLAIN}\]"
     _NEXT_BRACKET = re.compile(rf"(?:[^{{}}\[\]]++|{_PAIRS})*+([{{}}\[\]])")
-    _NEXT_BRACKET_OR_QUOTE = re.compile(rf"""(?:[^{{}}\[\]"'“]++|{_PAIRS})*+([{{}}\[\]"'“])""")
+    _NEXT_BRACKET_OR_QUOTE = re.compile(rf"""(?:[^{{}}\[\]"'“‘„]++|{_PAIRS})*+([{{}}\[\]"'“‘„])""")
 else:  # pragma: no cover - Python 3.10 has no possessive quantifiers: visit every bracket
     _NEXT_BRACKET = re.compile(r"[^{}\[\]]*([{}\[\]])")
-    _NEXT_BRACKET_OR_QUOTE = re.compile(r"""[^{}\[\]"'“]*([{}\[\]"'“])""")
+    _NEXT_BRACKET_OR_QUOTE = re.compile(r"""[^{}\[\]"'“‘„]*([{}\[\]"'“‘„])""")
 _RUN_OF = {c: re.compile(re.escape(c) + "+") for c in "{}[]"}
 VALUE_START = frozenset("{[(,:，：")  # after these, a quote opens a JSON string
-_STRING_FOLLOW = frozenset(",:}])，：/#")  # a closing quote is followed by one of these (or end)
+_STRING_FOLLOW = frozenset(",:}])，：/#{[")  # a closing quote is followed by one of these (or end)
 
 
 def scan_text(text: str, *, string_aware: bool) -> Scan:
@@ -107,12 +107,20 @@ def _next_significant(text: str, i: int, end: int) -> str:
     return text[i] if i < end else ""
 
 
-STRING_BODY = {
+_CURLY_DOUBLE = re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL)
+_CURLY_SINGLE = re.compile(r"[^'’\\]*(?:\\.[^'’\\]*)*(?=['’]|$)", re.DOTALL)
+STRING_BODY = {  # a string's text up to the quote that may close it; curly quotes (“…”, ‘…’,
+    # German „…“) delimit strings as the straight ones do
     '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*)*(?="|$)', re.DOTALL),
     "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*(?='|$)", re.DOTALL),
-    "“": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
-    "”": re.compile(r'[^"”\\]*(?:\\.[^"”\\]*)*(?=["”]|$)', re.DOTALL),
+    "“": _CURLY_DOUBLE,
+    "”": _CURLY_DOUBLE,
+    "„": re.compile(r'[^"“”\\]*(?:\\.[^"“”\\]*)*(?=["“”]|$)', re.DOTALL),
+    "‘": _CURLY_SINGLE,
+    "’": _CURLY_SINGLE,
 }
+QUOTES = frozenset(STRING_BODY)
+"""The characters that open a string."""
 
 
 def string_end(text: str, start: int, end: int | None = None) -> int | None:
@@ -136,7 +144,7 @@ def string_end(text: str, start: int, end: int | None = None) -> int | None:
         pos = close + 1
 
 
-KEY_AHEAD = re.compile(r"""\s*(?:["'“][^"'”\n]{1,64}["'”]|[A-Za-z_]\w*)\s*[:：]""")
+KEY_AHEAD = re.compile(r"""\s*(?:["'“”‘’„][^"'“”‘’\n]{1,64}["'“”’]|[A-Za-z_]\w*)\s*[:：]""")
 
 
 def inside_unclosed_structure(text: str, scan: Scan) -> Callable[[int], bool]:
