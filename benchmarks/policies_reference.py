@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from react_agent import Agent, ScriptedModel
-from react_agent.cli import load_toolbox
 from react_agent.harness import BatchTask, load_suite, load_tasks, toolbox_from_specs
 from react_agent.harness._batch import task_record
 from react_agent.harness._evaluation import EvalItem
 from react_agent.policies import ORDER, Policy, default_policies
+from react_agent.tools import load_toolbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

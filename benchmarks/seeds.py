@@ -20,9 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "data" / "seeds"))
 
-from _common import all_turns, check_run, seed_max_steps
+from scenarios import all_turns, check_run, seed_max_steps
 from tools import TOOLBOXES
 
 from react_agent import Agent, Conversation

@@ -8,12 +8,13 @@ configuration error, 130 interrupted."""
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import ipaddress
 import json
 import logging
 import sys
+import threading
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,19 @@ from . import __version__
 from .agent._agent import Agent
 from .config import AgentConfig
 from .errors import ConfigError, ModelError, OutputParseError
-from .harness._batch import BatchTask, load_tasks, run_batch, summary_table
+from .harness._batch import (
+    RERUN_STATUSES,
+    BatchTask,
+    WorkerLocal,
+    load_tasks,
+    run_batch,
+    summary_table,
+)
 from .harness._display import Printer, progress_bar, safe
 from .harness._evaluation import load_suite, report, run_eval, scored
+from .harness._otel import OtelCallback, OtelMiddleware, global_tracer_provider
 from .harness._trace import TraceWriter, read_trace, replay_events
+from .harness._view import SECRET_PATTERNS, ViewEntry, load_view, write_view
 from .models._openai_chat import OpenAIChatModel
 from .models.base import ChatModel
 from .parsing._reply import parse_reply
@@ -41,7 +51,7 @@ from .policies import (
     Routing,
     default_policies,
 )
-from .tools._toolbox import Tool, Toolbox
+from .tools import Tool, Toolbox, load_toolbox
 from .types import RunResult
 
 EXIT_CODES = {"final_answer": 0, "interrupted": 130}
@@ -88,11 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     agent = argparse.ArgumentParser(add_help=False, parents=[backend])  # run and chat
     agent.add_argument(
         "--tools", metavar="MODULE:OBJECT",
-        help="a Toolbox to use, e.g. examples/tools.py:seed003 or mypkg.tools:toolbox "
+        help="a Toolbox to use, e.g. tools.py:toolbox or mypkg.tools:toolbox "
              "(default: calculator, date/time and read-only file tools for this directory)",
     )
     agent.add_argument("--memory", metavar="USER",
                        help="add remember/recall tools with a long-term memory for USER")
+    _add_mcp_options(agent)
     agent.add_argument("--max-steps", type=int, default=10, help="step budget (default 10)")
     agent.add_argument(
         "--review", choices=(*REVIEW_MODES, "off"), default="auto",
@@ -114,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="show the model's raw replies as they are generated")
     agent.add_argument("--trace", metavar="FILE",
                        help="write the run to FILE as JSON Lines while it goes (see README)")
+    _add_otel_options(agent)
 
     run = sub.add_parser("run", parents=[agent], help="run a task and print the thought chain")
     run.add_argument("task", nargs="?", help="the task, in any language")
@@ -124,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--save", metavar="FILE",
                      help="save the RunResult to FILE at the end (also after Ctrl-C)")
+    run.add_argument("--html", metavar="FILE.html",
+                     help="write the run (with --tasks: the results) as an HTML page to FILE at "
+                          "the end, also after Ctrl-C (see react-agent view)")
+    _add_redact_options(run)
     run.add_argument("--resume", metavar="FILE",
                      help="continue a run saved with --save (or the last run of a --trace file) "
                           "with --max-steps more steps")
@@ -136,6 +152,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --tasks: reset the model before each task (the embedded model's "
                           "KV cache), so no task's replies depend on the task before it "
                           "(default: on)")
+    run.add_argument("--concurrency", type=int, metavar="N",
+                     help="with --tasks: run N tasks at once (default 1; with --ray: N workers, "
+                          "default the cluster's CPUs); pays against a server (--base-url): the "
+                          "embedded model answers one request at a time")
+    run.add_argument("--model-per-worker", action="store_true",
+                     help="with --concurrency: one model per worker instead of one shared "
+                          "(the embedded model: each copy takes its memory)")
+    run.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                     help="with --tasks: run the tasks on a Ray cluster (ADDRESS, else "
+                          "$RAY_ADDRESS, else a new local one); needs the ray extra")
+    run.add_argument("--bad-lines", choices=("stop", "record"), default="stop",
+                     help="with --tasks: a line that is not a task stops the batch before any "
+                          "task runs (stop, default), or is recorded as failed, with its line "
+                          "and problem, while the other tasks run (record)")
 
     chat = sub.add_parser("chat", parents=[agent],
                           help="talk with the agent over several turns (/reset, /save, /exit)")
@@ -190,10 +220,29 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                        help="let web pages of this origin (https://app.example) call the "
                             "server from a browser (repeatable; default: none)")
+    serve.add_argument("--otel", action="store_true",
+                       help="an OpenTelemetry span per request, configured by the OTEL_* "
+                            "environment variables (the otel extra; see docs/view.md)")
+
+    tools = sub.add_parser("tools", help="print the tools as the model sees them (--tools, --mcp)")
+    tools.add_argument("--tools", metavar="MODULE:OBJECT",
+                       help="a Toolbox, as for run (default: the built-in tools, or none with "
+                            "--mcp)")
+    tools.add_argument("--json", action="store_true", help="print OpenAI tool specs as JSON")
+    _add_mcp_options(tools)
 
     replay = sub.add_parser("replay", help="print a saved trace as the thought chain")
     replay.add_argument("file", help="a trace written with --trace")
     replay.add_argument("--json", action="store_true", help="print the RunResult(s) as JSON")
+
+    view = sub.add_parser("view", help="write a trace or a results file of run --tasks as one "
+                                       "HTML page to open in a browser (offline)")
+    view.add_argument("files", nargs="+", metavar="FILE",
+                      help="traces (--trace) or results files (run --tasks); several make one "
+                           "page with an index")
+    view.add_argument("-o", "--out", metavar="FILE.html",
+                      help="the page (default: the first FILE with .html)")
+    _add_redact_options(view)
 
     parse = sub.add_parser("parse", help="show what the parser extracts from a raw model reply")
     parse.add_argument("file", help="a file holding the reply, or - for standard input")
@@ -217,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _show_warnings()
     commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run, "eval": _eval,
-                "serve": _serve}
+                "serve": _serve, "tools": _tools_command, "view": _view}
     try:
         return commands[args.command](args)
     except ConfigError as exc:
@@ -254,6 +303,8 @@ def _run(args: argparse.Namespace) -> int:
         result = agent.resume(earlier) if earlier else agent.run(args.task)
     if args.save:
         result.save(args.save)
+    if args.html:
+        _write_html(args, ViewEntry("react-agent run", [result], model=session.model.name))
     if args.json:
         print(result.to_json())
     elif args.quiet:
@@ -270,17 +321,43 @@ def _load_run(path: str) -> RunResult:
 
 
 def _run_tasks(args: argparse.Namespace) -> int:
-    tasks = load_tasks(args.tasks)
+    tasks = load_tasks(args.tasks, strict=args.bad_lines == "stop")
     out = args.out or str(Path(args.tasks).with_suffix("")) + ".results.jsonl"
-    for spec in {t.tools for t in tasks if t.tools}:  # a bad tools entry fails before loading
-        load_toolbox(spec)
-    with _Session(args, None) as session:
+    for bad in (t for t in tasks if t.problem):  # --bad-lines record: the others run
+        print(safe(f"react-agent: {args.tasks}, line {bad.line}: {bad.problem} (recorded as "
+                   "failed; the other tasks run)"), file=sys.stderr)
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1.")
+    if (args.ray is not None or (args.concurrency or 1) > 1) and args.trace:
+        raise ConfigError("--trace writes one run after another: leave it out with "
+                          "--concurrency or --ray (each record holds its whole run).")
+    if args.ray is not None:
+        if args.mcp:
+            raise ConfigError("--mcp cannot be used with --ray: give the workers tools as "
+                              "MODULE:OBJECT.")
+        from functools import partial
+
+        from .harness._ray import run_batch_ray
+
+        report = run_batch_ray(tasks, out, partial(_batch_agents, args),
+                               address=args.ray or None, workers=args.concurrency,
+                               progress=_show_progress, fresh_model=args.fresh_model)
+    else:
+        for spec in {t.tools for t in tasks if t.tools}:  # a bad tools entry fails before loading
+            load_toolbox(spec)
+        sessions = WorkerLocal(lambda: _Session(args, None))
+        shared = None if args.model_per_worker else sessions.get()
 
         def make_agent(task: BatchTask) -> Agent:  # fresh tools: side effects start clean
+            session = shared or sessions.get()
             return session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
 
-        report = run_batch(tasks, out, make_agent, progress=_show_progress,
-                           fresh_model=args.fresh_model)
+        try:
+            report = run_batch(tasks, out, make_agent, progress=_show_progress,
+                               fresh_model=args.fresh_model, concurrency=args.concurrency or 1)
+        finally:
+            for session in sessions.instances:
+                session.__exit__()
     print(file=sys.stderr)
     if report.skipped:
         print(f"{report.skipped} task(s) already in {out} were skipped.")
@@ -296,12 +373,27 @@ def _run_tasks(args: argparse.Namespace) -> int:
         for record in failed:
             problems = "; ".join(record.get("problems") or record["missing"])
             print(safe(f"  {record['id']}: {problems}"))
+    again = Counter(r["status"] for r in report.records
+                    if r.get("status") in RERUN_STATUSES - {"bad_task"})
+    if again:
+        print(f"\n{', '.join(f'{n} {status}' for status, n in sorted(again.items()))}: run the "
+              "same command again to run these tasks again.")
     print(f"Results: {out}")
+    if args.html and Path(out).exists():
+        _write_html(args, load_view(out))
     if report.interrupted:
         print("Interrupted: run the same command again to go on.", file=sys.stderr)
         return 130
     ok = all(r["status"] == "final_answer" and r["passed"] is not False for r in report.records)
     return 0 if ok else 1
+
+
+def _batch_agents(args: argparse.Namespace) -> Callable[[BatchTask], Agent]:
+    """The agents of ``run --tasks`` on one Ray worker (``--ray``): this command line's model
+    and policies, set up once; fresh tools for each task. Tools marked ``requires_approval``
+    are declined there unless ``--yes`` (a worker has no terminal to ask on)."""
+    session = _Session(args, None)
+    return lambda task: session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
 
 
 def _chat(args: argparse.Namespace) -> int:
@@ -401,7 +493,9 @@ def _serve(args: argparse.Namespace) -> int:
             model.model_name()  # which model the server serves, asked now if not given
         except ModelError as exc:
             print(f"react-agent: warning: {safe(str(exc))}", file=sys.stderr)
-    app = create_app(model, config)
+    app: Any = create_app(model, config)
+    if args.otel:
+        app = OtelMiddleware(app, global_tracer_provider(), model=model.name)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Serving {model.name} at http://{shown}:{args.port}/v1 (OpenAI-compatible; "
           "Ctrl-C stops it)", file=sys.stderr, flush=True)
@@ -424,6 +518,7 @@ class _Session:
 
     def __init__(self, args: argparse.Namespace, printer: Printer | None) -> None:
         self.args = args
+        self.mcp = _open_mcp(args)  # a server that cannot start fails before loading
         self.default_tools = self.toolbox(args.tools)  # a bad --tools fails before loading
         self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens,
                                 quiet=printer is None)
@@ -435,14 +530,18 @@ class _Session:
             if args.trace else None
         if self.trace:
             self.callbacks.append(self.trace)
+        if getattr(args, "otel", False) or getattr(args, "otel_content", False):
+            self.callbacks.append(OtelCallback(global_tracer_provider(), model=self.model.name,
+                                               capture_content=args.otel_content))
 
     def toolbox(self, spec: str | None) -> Toolbox:
-        toolbox = load_toolbox(spec) if spec else _default_toolbox()
+        toolbox = load_toolbox(spec) if spec else Toolbox() if self.mcp is not None \
+            else _default_toolbox()
         if self.args.memory:
-            from .tools.builtin._memory import memory_tools
+            from .tools.builtin import memory_tools
 
             toolbox = Toolbox([*toolbox.values(), *memory_tools(self.args.memory).values()])
-        return toolbox
+        return _with_mcp(toolbox, self.mcp)
 
     def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
         config = AgentConfig(
@@ -457,6 +556,8 @@ class _Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.mcp is not None:
+            self.mcp.close()
         if self.trace:
             self.trace.close()
 
@@ -515,6 +616,44 @@ def _replay(args: argparse.Namespace) -> int:
     return EXIT_CODES.get(runs[-1].status, 1)
 
 
+# -- the HTML view (view, run --html) and OpenTelemetry (--otel) -----------------------------
+def _view(args: argparse.Namespace) -> int:
+    out = Path(args.out or Path(args.files[0]).with_suffix(".html"))
+    if any(_same_file(str(out), f) for f in args.files):
+        raise ConfigError(f"{out} is one of the files to view: name another page with -o.")
+    _write_html(args, load_view(*args.files), out)
+    return 0
+
+
+def _write_html(args: argparse.Namespace, items: Any, out: Path | None = None) -> None:
+    """Write the view of ``items`` to ``out`` (``--html``), masking what ``--redact`` and
+    ``--redact-pattern`` name."""
+    keys = [k for value in args.redact for k in value.split(",") if k.strip()]
+    path = write_view(out or args.html, items, redact=keys,
+                      patterns=[*SECRET_PATTERNS, *args.redact_pattern])
+    print(safe(f"View: {path} ({path.stat().st_size / 1024:.0f} KB; open it in a browser)"),
+          file=sys.stderr)
+
+
+def _add_redact_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--redact", action="append", default=[], metavar="KEY,...",
+                        help="in the HTML page, mask the values of these argument names "
+                             "wherever they appear (repeatable)")
+    parser.add_argument("--redact-pattern", action="append", default=[], metavar="REGEX",
+                        help="in the HTML page, also mask what matches REGEX (repeatable; API "
+                             "keys such as sk-... and Bearer tokens are always masked)")
+
+
+def _add_otel_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--otel", action="store_true",
+                        help="emit OpenTelemetry spans (run, model calls, tool calls), configured "
+                             "by the OTEL_* environment variables (the otel extra; see "
+                             "docs/view.md)")
+    parser.add_argument("--otel-content", action="store_true",
+                        help="with --otel: also record prompts, replies, tool arguments and "
+                             "results in the spans (they may hold personal or secret data)")
+
+
 def _approve_all(tool: Tool, args: dict[str, Any]) -> bool:
     return True
 
@@ -523,11 +662,15 @@ def _ask_user(tool: Tool, args: dict[str, Any]) -> bool:
     """Ask on the terminal before a tool marked ``requires_approval`` runs; only y/yes approves
     (an empty line or end of input declines)."""
     shown = json.dumps(args, ensure_ascii=False)
-    print(safe(f"Allow {tool.name} {shown}? [y/N] "), end="", file=sys.stderr, flush=True)
-    answer = sys.stdin.readline()
-    if not answer.endswith("\n"):
-        print(file=sys.stderr)
+    with _ASKING:  # one question at a time (--concurrency)
+        print(safe(f"Allow {tool.name} {shown}? [y/N] "), end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline()
+        if not answer.endswith("\n"):
+            print(file=sys.stderr)
     return answer.strip().lower() in ("y", "yes")
+
+
+_ASKING = threading.Lock()
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -575,49 +718,75 @@ def make_model(
     return OpenAIChatModel(spec, None, api_key, max_tokens=max_tokens)
 
 
-def load_toolbox(spec: str) -> Toolbox:
-    """Import ``MODULE:OBJECT`` (or ``path/to/file.py:OBJECT``) and return the Toolbox there.
-
-    ``OBJECT`` may be a Toolbox or a function returning one.
-
-    Raises:
-        ConfigError: the module, the attribute or the Toolbox is missing.
-    """
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ConfigError(f"--tools expects MODULE:OBJECT or FILE.py:OBJECT, got {spec!r}.")
-    try:
-        if module_name.endswith(".py") or "/" in module_name:
-            path = Path(module_name).resolve()
-            if not path.is_file():
-                raise ConfigError(f"--tools: no file {path}.")
-            sys.path.insert(0, str(path.parent))
-            module_spec = importlib.util.spec_from_file_location(path.stem, path)
-            assert module_spec is not None and module_spec.loader is not None
-            module = importlib.util.module_from_spec(module_spec)
-            module_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_name)
-    except ConfigError:
-        raise
-    except Exception as exc:  # ImportError, SyntaxError, ToolDefinitionError, ...
-        raise ConfigError(
-            f"--tools: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
-        ) from exc
-    if not hasattr(module, attr):
-        raise ConfigError(f"--tools: {spec!r}: the module has no object {attr!r}.")
-    obj: Any = getattr(module, attr)
-    if obj is not None and not isinstance(obj, Toolbox) and callable(obj):
-        obj = obj()
-    if not isinstance(obj, Toolbox):
-        raise ConfigError(f"--tools: {spec!r} is not a Toolbox (got {type(obj).__name__}).")
-    return obj
-
-
 def _default_toolbox() -> Toolbox:
     from .tools.builtin import builtin_toolbox
 
     return builtin_toolbox()
+
+
+# -- MCP servers (--mcp) -----------------------------------------------------------------------
+def _add_mcp_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mcp", action="append", default=[], metavar="SERVER",
+        help="an MCP server whose tools the model may use: a command line in quotes "
+             "(\"python -m mcp_server_time\") or a streamable HTTP URL (repeatable; without "
+             "--tools, the model gets only the servers' tools)",
+    )
+    parser.add_argument("--mcp-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="seconds one MCP tool call may take (default 60)")
+    parser.add_argument("--mcp-allow", action="append", metavar="PATTERN",
+                        help="use only the MCP tools matching this name pattern (repeatable; "
+                             "fnmatch: 'get_*')")
+    parser.add_argument("--mcp-deny", action="append", default=[], metavar="PATTERN",
+                        help="leave out the MCP tools matching this name pattern (repeatable)")
+
+
+def _open_mcp(args: argparse.Namespace) -> Any:
+    """The MCPToolbox of ``--mcp`` (its servers started), or ``None`` without ``--mcp``."""
+    if not getattr(args, "mcp", None):
+        return None
+    from .tools import MCPToolbox
+
+    if args.mcp_timeout <= 0:
+        raise ConfigError("--mcp-timeout must be > 0 seconds.")
+    return MCPToolbox(*args.mcp, timeout=args.mcp_timeout, allow=args.mcp_allow,
+                      deny=args.mcp_deny)
+
+
+def _with_mcp(toolbox: Toolbox, mcp: Toolbox | None) -> Toolbox:
+    """``toolbox`` with the MCP servers' tools added (a name in both is a ConfigError)."""
+    if mcp is None:
+        return toolbox
+    both = sorted(set(toolbox) & set(mcp))
+    if both:
+        raise ConfigError(
+            f"--mcp: the tool name(s) {', '.join(both)} are both in --tools/--memory and on an MCP "
+            "server; leave the server's out with --mcp-deny NAME.")
+    return Toolbox([*toolbox.values(), *mcp.values()])
+
+
+def _tools_command(args: argparse.Namespace) -> int:
+    """``react-agent tools``: the toolbox as the model sees it (the system prompt's tool list),
+    or as OpenAI tool specs with ``--json``; a line per MCP server on stderr."""
+    mcp = _open_mcp(args)
+    try:
+        base = load_toolbox(args.tools) if args.tools else Toolbox() if mcp is not None \
+            else _default_toolbox()
+        toolbox = _with_mcp(base, mcp)
+        for server in mcp.servers if mcp is not None else []:
+            about = server["server"] or {}
+            print(safe(f"# MCP server {server['name']} ({server['target']}; "
+                       f"{about.get('name', '?')} {about.get('version', '')}, protocol "
+                       f"{server['protocol']}): {len(server['tools'])} tool(s)"),
+                  file=sys.stderr)
+        if args.json:
+            print(json.dumps(toolbox.openai_specs(), ensure_ascii=False, indent=2))
+        else:
+            print(safe(toolbox.describe()) if len(toolbox) else "(no tools)")
+    finally:
+        if mcp is not None:
+            mcp.close()
+    return 0
 
 
 def _progress(done: int, total: int) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "examples"))  # the seed toolboxes and scenario checker
+sys.path.insert(0, str(ROOT / "tests" / "data" / "seeds"))  # seed toolboxes, checker
 sys.path.insert(0, str(ROOT / "tests"))  # fault_server
 
 
@@ -61,6 +61,19 @@ def _need(reason: str) -> None:
     if REQUIRE_REAL_MODEL:
         pytest.fail(f"real-model test cannot run: {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _prompt_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The embedded model saves prompt states in a folder of this test session (and of the
+    processes it starts), not in the user's cache."""
+    before = os.environ.get("REACT_AGENT_PROMPT_CACHE_DIR")
+    os.environ["REACT_AGENT_PROMPT_CACHE_DIR"] = str(tmp_path_factory.mktemp("prompt-cache"))
+    yield
+    if before is None:
+        os.environ.pop("REACT_AGENT_PROMPT_CACHE_DIR", None)
+    else:
+        os.environ["REACT_AGENT_PROMPT_CACHE_DIR"] = before
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ ORDER = [
     # 1. errors and plain data
     "errors", "_persist", "types", "_paths", "_lexical",
     # 2. tools: schemas, the toolbox, the invoker; the built-in tools
-    "tools._schema", "tools._toolbox", "tools._invoker", "tools",
+    "tools._schema", "tools._toolbox", "tools._invoker", "tools._loading", "tools._mcp", "tools",
     "tools.builtin._calculator", "tools.builtin._clock", "tools.builtin._files",
     "tools.builtin._memory", "tools.builtin",
     # 3. prompts; reading replies
@@ -30,7 +30,8 @@ ORDER = [
     # 4. the protocol; the model backends
     "_protocol",
     "models.base", "models._scripted", "models._weights", "models._cpu_probe",
-    "models._answer_floor", "models._llama_cpp", "models.llama_server", "models._openai_chat",
+    "models._answer_floor", "models._prompt_cache", "models._llama_cpp", "models.llama_server",
+    "models._openai_chat",
     "models",
     # 5. events; a run as the loop and its policies see it; the small-model policies; options
     "events", "_run",
@@ -41,8 +42,8 @@ ORDER = [
     # 6. the agent: model I/O, the loop core, conversations, the facade
     "agent._model_io", "agent._loop", "agent._conversation", "agent._agent", "agent",
     # 7. the harness: runs in bulk, evaluation, traces, printing
-    "harness._checks", "harness._batch", "harness._evaluation", "harness._trace",
-    "harness._display", "harness",
+    "harness._checks", "harness._batch", "harness._ray", "harness._evaluation", "harness._trace",
+    "harness._display", "harness._view", "harness._otel", "harness",
     # 8. the OpenAI-compatible endpoint (`serve`); the command line
     "serve._openai", "serve._turn", "serve._app", "serve", "cli", "__main__",
 ]

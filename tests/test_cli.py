@@ -222,10 +222,10 @@ def test_run_max_steps_exit_code(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        pytest.param("{file}", "expects MODULE:OBJECT or FILE.py:OBJECT", id="no-colon"),
-        pytest.param(":toolbox", "expects MODULE:OBJECT", id="no-module"),
-        pytest.param("{file}:", "expects MODULE:OBJECT", id="no-object"),
-        pytest.param("{file}:not_a_toolbox", "is not a Toolbox (got int)", id="not-a-toolbox"),
+        pytest.param("{file}", "are named MODULE:OBJECT or FILE.py:OBJECT", id="no-colon"),
+        pytest.param(":toolbox", "are named MODULE:OBJECT", id="no-module"),
+        pytest.param("{file}:", "are named MODULE:OBJECT", id="no-object"),
+        pytest.param("{file}:not_a_toolbox", "not a Toolbox (got int)", id="not-a-toolbox"),
         pytest.param("{dir}/missing.py:toolbox", "no file", id="missing-file"),
         pytest.param("no_such_module_xyz:toolbox", "cannot import 'no_such_module_xyz'",
                      id="missing-module"),
@@ -715,3 +715,17 @@ def test_a_bad_answer_floor_is_refused(bad: str, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", "Hi", "--answer-floor", bad])
     assert "expected a probability in (0, 1] or off" in capsys.readouterr().err
+
+
+def test_the_cli_reference_names_every_option() -> None:
+    """docs/cli.md is kept in step with the parser: every subcommand and option is there."""
+    import argparse
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    missing = [f"{name} {option}" for name, sub in commands.choices.items()
+               for action in sub._actions for option in action.option_strings
+               if option.startswith("--") and option != "--help" and f"`{option}" not in doc]
+    missing += [name for name in commands.choices if f"## `{name}`" not in doc]
+    assert missing == []

@@ -15,6 +15,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE.parent.parent / "tests" / "data" / "seed_scenarios.json"
+SEED_TOOLS = "../../tests/data/seeds/tools.py"  # the seeds' toolboxes, relative to this folder
 CHECKS = ("expected_calls", "call_order", "parallel_allowed", "forbidden_tools", "final_answer",
           "memory")
 
@@ -30,7 +31,7 @@ def seed_tasks() -> list[dict[str, Any]]:
                      for t in task["turns"]]
             steps = setup.get("max_steps") or setup.get("max_iterations") or 10
             line: dict[str, Any] = {"id": task["id"], "shape": f"seed{key}",
-                                    "tools": f"../tools.py:seed{key}", "max_steps": steps}
+                                    "tools": f"{SEED_TOOLS}:seed{key}", "max_steps": steps}
             lines.append({**line, "turns": turns} if len(turns) > 1 else {**line, **turns[0]})
     return lines
 

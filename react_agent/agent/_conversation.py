@@ -1,10 +1,10 @@
 """Conversations: several user turns that share one history (``agent.chat()``).
 
 Each turn is a normal run whose messages start with the whole history so far, so a later
-question can rely on earlier questions, tool results and answers (seed 004's two-turn
-scenario). When the history grows past a token budget, the older turns are summarised by the
-model (``prompts/summarize.md``) and replaced by that summary; the system prompt and the last
-``keep_last`` turns stay verbatim. The idea is LangChain's ``ConversationSummaryBufferMemory``.
+question can rely on earlier questions, tool results and answers. When the history grows past
+a token budget, the older turns are summarised by the model
+(``prompts/conversation/summarize.md``) and replaced by that summary; the system prompt and the
+last ``keep_last`` turns stay verbatim. The idea is LangChain's ``ConversationSummaryBufferMemory``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,30 @@
 """The harness around runs: batches of tasks and their checks, first-action evaluation, traces
-and replay, and the printer of the thought chain (the CLI's callback)."""
+and replay, the printer of the thought chain (the CLI's callback), the offline HTML view of runs
+and OpenTelemetry spans."""
 
-from ._batch import BatchReport, BatchTask, load_tasks, run_batch, summary_table
+from ._batch import (
+    RERUN_STATUSES,
+    BatchReport,
+    BatchTask,
+    WorkerLocal,
+    latest_records,
+    load_tasks,
+    read_records,
+    run_batch,
+    summary_table,
+)
 from ._checks import check_run
 from ._display import Printer
 from ._evaluation import EvalItem, load_suite, run_eval, toolbox_from_specs
+from ._otel import OtelCallback, OtelMiddleware, tracer_provider_from_env
+from ._ray import AgentSetup, run_batch_ray
 from ._trace import TraceWriter, read_trace, replay_events
+from ._view import SECRET_PATTERNS, Redactor, ViewEntry, load_view, render_view, write_view
 
 __all__ = [
-    "BatchReport", "BatchTask", "EvalItem", "Printer", "TraceWriter", "check_run", "load_suite",
-    "load_tasks", "read_trace", "replay_events", "run_batch", "run_eval", "summary_table",
-    "toolbox_from_specs",
+    "RERUN_STATUSES", "SECRET_PATTERNS", "AgentSetup", "BatchReport", "BatchTask", "EvalItem",
+    "OtelCallback", "OtelMiddleware", "Printer", "Redactor", "TraceWriter", "ViewEntry",
+    "WorkerLocal", "check_run", "latest_records", "load_suite", "load_tasks", "load_view",
+    "read_records", "read_trace", "render_view", "replay_events", "run_batch", "run_batch_ray",
+    "run_eval", "summary_table", "toolbox_from_specs", "tracer_provider_from_env", "write_view",
 ]

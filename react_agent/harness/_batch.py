@@ -13,36 +13,63 @@ run one after the other in one chat. Only ``task`` (or ``turns``) is required. A
 (conditional, compare, ...) that the summary counts by.
 
 Each finished task appends one line to the output (flushed at once), so an interrupted batch
-resumes where it stopped: tasks whose id is already in the output are skipped. A task cut short
-by Ctrl-C is not written, so it runs again next time.
+resumes where it stopped: tasks whose id is already in the output are skipped, except those
+whose last record says the run did not get to the task (:data:`RERUN_STATUSES`: the model
+server failed, the line was malformed, the Ray worker died each time), which run again. A task
+cut short by Ctrl-C is not written, so it runs again next time.
+
+With ``concurrency=N``, N tasks run at once in worker threads (each with its own agent, as
+``make_agent`` gives it); the records are written by the calling thread as the tasks finish.
+:mod:`react_agent.harness._ray` runs the same batch on a Ray cluster.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import logging
 import os
+import queue
 import statistics
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Generic, TypeVar
 
-from .._persist import append_json_lines, read_json_lines, write_json_line
+from .._persist import append_json_lines, loads, read_json_lines, write_json_line
 from ..agent._agent import Agent
 from ..errors import ConfigError
+from ..events import Event
+from ..models import LlamaCppModel
 from ..models.base import fresh_state
 from ..types import RunResult
 from . import _checks as checks
 
 TaskChecks = dict[str, Any]
+Progress = Callable[[int, int, "BatchTask", "dict[str, Any] | None"], Any]
+"""``progress(done, total, task, record)``: see :func:`run_batch`."""
+
+RERUN_STATUSES = frozenset({"model_error", "bad_task", "worker_lost"})
+"""Statuses of records whose task runs again when the batch is run again: the model server
+failed (``model_error``: it may be back), the line was not a task (``bad_task``: it may have
+been fixed) or every Ray worker that tried it died (``worker_lost``)."""
+
+_log = logging.getLogger("react_agent")
+
+_TASK_HINT = ('expected {"task": "...", "id": "...", "tools": "MODULE:OBJECT", "expected": '
+              '["..."]} or {"turns": [{"task": "..."}, ...]} (see the README).')
 
 
 @dataclass(frozen=True)
 class BatchTask:
     """One line of a tasks file: ``task`` is its (first) user message; ``turns`` holds every
     turn of a conversation as ``(task, checks)`` (one turn for a plain task); ``checks`` are
-    those of the last turn, ``max_steps`` overrides the agent's budget when set."""
+    those of the last turn, ``max_steps`` overrides the agent's budget when set. ``line`` is
+    its line in the tasks file; ``problem`` says why a line read by ``load_tasks(path,
+    strict=False)`` is not a task (such a task is recorded as failed, ``bad_task``, not run)."""
 
     id: str
     task: str
@@ -52,6 +79,8 @@ class BatchTask:
     turns: tuple[tuple[str, TaskChecks], ...] = ()
     max_steps: int | None = None
     shape: str | None = None
+    line: int | None = field(default=None, compare=False)
+    problem: str | None = field(default=None, compare=False)
 
     def all_turns(self) -> tuple[tuple[str, TaskChecks], ...]:
         """``(task, checks)`` of every turn, in order."""
@@ -60,35 +89,79 @@ class BatchTask:
 
 @dataclass
 class BatchReport:
-    """What a batch did: ``records`` of every task in the output file (earlier runs included),
-    how many were ``skipped`` as already done, and whether Ctrl-C ``interrupted`` it."""
+    """What a batch did: ``records`` holds the last record of every task in the output file
+    (earlier runs included), ``skipped`` how many tasks were already done, and ``interrupted``
+    whether Ctrl-C stopped it."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
     skipped: int = 0
     interrupted: bool = False
 
 
-def load_tasks(path: str | os.PathLike[str]) -> list[BatchTask]:
+def load_tasks(path: str | os.PathLike[str], strict: bool = True) -> list[BatchTask]:
     """The tasks of a JSON Lines file (blank lines ignored; ids default to the line number).
 
+    Args:
+        path: the tasks file.
+        strict: raise on the first line that is not a task (or repeats an id). With ``False``
+            such a line comes back as a task whose ``problem`` says what is wrong (and whose
+            ``line`` is its line): :func:`run_batch` records it as failed and runs the others.
+
     Raises:
-        ConfigError: the file cannot be read, or a line is not a task (the line is named).
+        ConfigError: the file cannot be read, or (``strict``) a line is not a task (the line
+            is named).
     """
-    tasks, seen = [], set()
-    for number, data in read_json_lines(path, "tasks file"):
-        try:
-            task = _task(data, str(number), Path(path).parent)
-        except (ValueError, KeyError, AttributeError, TypeError) as exc:
-            raise ConfigError(
-                f"{path}, line {number}: not a task ({type(exc).__name__}: {exc}); expected "
-                '{"task": "...", "id": "...", "tools": "MODULE:OBJECT", "expected": ["..."]} '
-                "or {\"turns\": [{\"task\": \"...\"}, ...]} (see the README)."
-            ) from exc
-        if task.id in seen:
-            raise ConfigError(f"{path}, line {number}: the id {task.id!r} is used twice.")
-        seen.add(task.id)
+    tasks: list[BatchTask] = []
+    seen: dict[str, int] = {}
+    for number, data, problem in _lines(path, strict):
+        task = None
+        if problem is None:
+            try:
+                task = _task(data, str(number), Path(path).parent)
+            except (ValueError, KeyError, AttributeError, TypeError) as exc:
+                if strict:
+                    raise ConfigError(f"{path}, line {number}: not a task "
+                                      f"({type(exc).__name__}: {exc}); {_TASK_HINT}") from exc
+                problem = f"not a task ({type(exc).__name__}: {exc})"
+        task_id = task.id if task else _raw_id(data, number)
+        if task_id in seen:
+            if strict:
+                raise ConfigError(f"{path}, line {number}: the id {task_id!r} is used twice.")
+            problem = f"the id {task_id!r} is used twice (first on line {seen[task_id]})"
+            task_id = f"{task_id} (line {number})"
+        seen.setdefault(task_id, number)
+        if task is None or problem is not None:
+            task = BatchTask(task_id, "", line=number, problem=problem)
+        else:
+            task = dataclasses.replace(task, line=number)
         tasks.append(task)
     return tasks
+
+
+def _lines(path: str | os.PathLike[str], strict: bool) -> list[tuple[int, Any, str | None]]:
+    """``(line number, JSON value, problem)`` of each non-blank line; a line that is not JSON
+    has the value ``None`` and a problem (``strict``: raises, as :func:`read_json_lines`)."""
+    if strict:
+        return [(n, data, None) for n, data in read_json_lines(path, "tasks file")]
+    try:
+        lines = Path(path).read_bytes().splitlines()
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the tasks file {path}: {exc.strerror or exc}") from exc
+    found: list[tuple[int, Any, str | None]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            found.append((number, loads(line.decode("utf-8")), None))
+        except ValueError as exc:  # UnicodeDecodeError included
+            found.append((number, None, f"not a JSON record ({exc})"))
+    return found
+
+
+def _raw_id(data: Any, number: int) -> str:
+    """The id a line that is not a task names (its line number when it names none)."""
+    raw = data.get("id") if isinstance(data, dict) else None
+    return str(raw) if isinstance(raw, (str, int)) and not isinstance(raw, bool) else str(number)
 
 
 def _task(data: dict[str, Any], number: str, folder: Path) -> BatchTask:
@@ -152,12 +225,36 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return records
 
 
+def latest_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last record of each task id (a task run again after a ``model_error`` has two), in
+    the order the ids first appear."""
+    last: dict[str, dict[str, Any]] = {}
+    for record in records:
+        last[str(record.get("id"))] = record
+    return list(last.values())
+
+
+def plan_batch(tasks: Iterable[BatchTask], out: str | os.PathLike[str]
+               ) -> tuple[BatchReport, list[BatchTask]]:
+    """The report of what ``out`` already holds and the tasks still to run: those with no
+    record, or whose last record has a status of :data:`RERUN_STATUSES` (a line that is still
+    not a task is recorded once)."""
+    tasks = list(tasks)
+    report = BatchReport(records=latest_records(read_records(out)))
+    status = {str(r.get("id")): r.get("status") for r in report.records}
+    todo = [t for t in tasks if t.id not in status
+            or (t.problem is None and status[t.id] in RERUN_STATUSES)]
+    report.skipped = len(tasks) - len(todo)
+    return report, todo
+
+
 def run_batch(
     tasks: Iterable[BatchTask],
     out: str | os.PathLike[str],
     make_agent: Callable[[BatchTask], Agent],
-    progress: Callable[[int, int, BatchTask, dict[str, Any] | None], Any] | None = None,
+    progress: Progress | None = None,
     fresh_model: bool = True,
+    concurrency: int = 1,
 ) -> BatchReport:
     """Run each task not yet in ``out`` with a fresh ``make_agent(task)`` and append its record
     (the turns of a conversation run in one chat of that agent).
@@ -168,45 +265,236 @@ def run_batch(
     the tasks, and a task run on its own replays exactly. It costs reading each task's system
     prompt again.
 
-    ``progress(done, total, task, record)`` is called before each task (``record`` ``None``) and
-    after it. A record holds ``id``, ``shape``, ``task``, ``status``, ``final_answer``,
-    ``best_effort``, ``error``, ``passed`` (``None`` when the task has no checks), ``problems``
-    (in words), ``missing`` (``expected`` substrings not found), ``steps``, ``tool_calls``,
-    ``prompt_tokens``, ``completion_tokens``, ``seconds``, ``result`` (the last turn's whole
-    RunResult) and, for a conversation, ``turns`` (per turn: ``passed``, ``problems``,
-    ``final_answer``, ``result``).
+    With ``concurrency`` N > 1, N worker threads run tasks at once, each calling
+    ``make_agent(task)`` (so it must be safe to call from several threads; an
+    :class:`OpenAIChatModel` may be shared by all agents, see :class:`WorkerLocal` for one
+    object per worker). Records are written in the order tasks finish, by the calling thread,
+    which also calls ``progress``. The embedded model answers one request at a time, so
+    sharing it gains little (a warning says so), and the replies of tasks that share it can
+    depend on what ran beside them. Ctrl-C stops handing out tasks; the tasks running end at
+    their next step and are not written (a second Ctrl-C stops waiting for them).
+
+    Tasks of ``load_tasks(path, strict=False)`` that are not tasks (``problem``) are not run:
+    they are recorded with status ``bad_task``, ``passed`` false, their ``line`` and problem.
+
+    ``progress(done, total, task, record)`` is called (by the calling thread) when a task
+    starts (``record`` ``None``) and when it finished (``done`` counts finished tasks). A
+    record holds ``id``, ``line`` (in the tasks file, ``None`` for tasks not read from one),
+    ``shape``, ``task``, ``status``, ``final_answer``, ``best_effort``, ``error``, ``passed``
+    (``None`` when the task has no checks), ``problems`` (in words), ``missing`` (``expected``
+    substrings not found), ``steps``, ``tool_calls``, ``prompt_tokens``,
+    ``completion_tokens``, ``seconds``, ``result`` (the last turn's whole RunResult) and, for
+    a conversation, ``turns`` (per turn: ``passed``, ``problems``, ``final_answer``,
+    ``result``).
+
+    Raises:
+        ConfigError: ``concurrency`` is below 1, or the output file is not a results file.
     """
-    tasks = list(tasks)
-    report = BatchReport(records=read_records(out))
-    done = {str(r.get("id")) for r in report.records}
-    todo = [t for t in tasks if t.id not in done]
-    report.skipped = len(tasks) - len(todo)
+    if concurrency < 1:
+        raise ConfigError(f"concurrency must be at least 1, got {concurrency}.")
+    report, todo = plan_batch(tasks, out)
     with append_json_lines(out) as sink:
-        for number, task in enumerate(todo, 1):
-            if progress:
-                progress(number - 1, len(todo), task, None)
-            started = time.perf_counter()
-            agent = make_agent(task)
-            if fresh_model:
-                fresh_state(agent.model)
-            results = []
-            if not task.turns:
-                results.append(agent.run(task.task))
-            else:
-                chat = agent.chat()
-                for text, _ in task.turns:
-                    results.append(chat.ask(text))
-                    if results[-1].status == "interrupted":
-                        break
-            if results[-1].status == "interrupted":
-                report.interrupted = True
-                break
-            record = task_record(task, results, time.perf_counter() - started)
-            write_json_line(sink, record)
-            report.records.append(record)
-            if progress:
-                progress(number, len(todo), task, record)
+        if concurrency == 1 or len(todo) <= 1:
+            _run_serially(todo, make_agent, progress, fresh_model, report, sink)
+        else:
+            _run_in_threads(todo, make_agent, progress, fresh_model, concurrency, report, sink)
+    report.records = latest_records(report.records)
     return report
+
+
+def _run_serially(todo: list[BatchTask], make_agent: Callable[[BatchTask], Agent],
+                  progress: Progress | None, fresh_model: bool, report: BatchReport,
+                  sink: IO[str]) -> None:
+    for number, task in enumerate(todo, 1):
+        if progress:
+            progress(number - 1, len(todo), task, None)
+        record = run_task(task, make_agent, fresh_model)
+        if record is None:
+            report.interrupted = True
+            break
+        write_json_line(sink, record)
+        report.records.append(record)
+        if progress:
+            progress(number, len(todo), task, record)
+
+
+def run_task(task: BatchTask, make_agent: Callable[[BatchTask], Agent], fresh_model: bool = True,
+             stop: threading.Event | None = None) -> dict[str, Any] | None:
+    """Run one task with ``make_agent(task)`` and return its record, or ``None`` when the run
+    was interrupted (Ctrl-C, or ``stop`` set: the run ends at its next step). A task that is
+    not a task (``problem``) is not run: its record says why."""
+    if task.problem is not None:
+        return bad_task_record(task)
+    started = time.perf_counter()
+    agent = make_agent(task)
+    if stop is not None:
+        agent = _stoppable(agent, stop)
+    if fresh_model:
+        fresh_state(agent.model)
+    results = []
+    try:
+        if not task.turns:
+            results.append(agent.run(task.task))
+        else:
+            chat = agent.chat()
+            for text, _ in task.turns:
+                results.append(chat.ask(text))
+                if results[-1].status == "interrupted":
+                    break
+    except KeyboardInterrupt:  # after the run ended (a callback of its last event)
+        return None
+    if results[-1].status == "interrupted":
+        return None
+    return task_record(task, results, time.perf_counter() - started)
+
+
+def _stoppable(agent: Agent, stop: threading.Event) -> Agent:
+    """A copy of ``agent`` whose run ends (status ``interrupted``) at its next event once
+    ``stop`` is set: a callback's ``KeyboardInterrupt`` ends the run as Ctrl-C does."""
+
+    def check(event: Event) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+
+    twin = copy.copy(agent)
+    twin.callbacks = [*agent.callbacks, check]
+    return twin
+
+
+class _Warned:
+    """Whether a batch has warned about its model yet (once per batch, from any thread)."""
+
+    def __init__(self) -> None:
+        self.lock, self.done = threading.Lock(), False
+
+    def once(self, model: object, concurrency: int) -> None:
+        if not isinstance(model, LlamaCppModel):
+            return
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+        _log.warning(
+            "concurrency %d with the embedded model: it answers one request at a time, so "
+            "tasks take turns at it (little faster than one at a time), and the replies of a "
+            "task can depend on the tasks run beside it. Use an OpenAI-compatible server "
+            "(--base-url) to run tasks at once, or one model per worker (--model-per-worker) "
+            "where memory allows.", concurrency)
+
+
+def _run_in_threads(todo: list[BatchTask], make_agent: Callable[[BatchTask], Agent],
+                    progress: Progress | None, fresh_model: bool, concurrency: int,
+                    report: BatchReport, sink: IO[str]) -> None:
+    """Run ``todo`` in ``concurrency`` worker threads; this thread writes each record as its
+    task finishes and calls ``progress``."""
+    pending: Iterator[BatchTask] = iter(todo)
+    take = threading.Lock()
+    news: queue.Queue[tuple[str, BatchTask | None, Any]] = queue.Queue()
+    stop = threading.Event()
+    warned = _Warned()
+    users: dict[int, int] = {}  # id(model) -> the first worker thread that used it
+
+    def shared_agent(task: BatchTask) -> Agent:
+        agent = make_agent(task)
+        thread = threading.get_ident()
+        if users.setdefault(id(agent.model), thread) != thread:
+            warned.once(agent.model, concurrency)
+        return agent
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                with take:
+                    task = next(pending, None)
+                if task is None:
+                    break
+                news.put(("start", task, None))
+                try:
+                    record = run_task(task, shared_agent, fresh_model, stop)
+                except BaseException as exc:  # raised to the caller by the writing thread
+                    news.put(("error", task, exc))
+                    break
+                news.put(("done", task, record))
+        finally:
+            news.put(("exit", None, None))
+
+    workers = [threading.Thread(target=work, name=f"react-agent-batch-{n}", daemon=True)
+               for n in range(min(concurrency, len(todo)))]
+    for worker in workers:
+        worker.start()
+    running, done = len(workers), 0
+    error: BaseException | None = None
+    while running:
+        try:
+            kind, task, value = news.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        except KeyboardInterrupt:
+            if report.interrupted and stop.is_set():
+                break  # a second Ctrl-C: stop waiting for the tasks still running
+            report.interrupted = True
+            stop.set()
+            continue
+        try:
+            if kind == "exit":
+                running -= 1
+            elif kind == "error":
+                error = error or value
+                stop.set()
+            elif kind == "done" and value is None:  # the task was interrupted: not written
+                report.interrupted = True
+                stop.set()
+            elif kind == "done":
+                write_json_line(sink, value)
+                report.records.append(value)
+                done += 1
+                if progress and task:
+                    progress(done, len(todo), task, value)
+            elif progress and task and not stop.is_set():
+                progress(done, len(todo), task, None)
+        except KeyboardInterrupt:  # in progress(): the record, if any, is written
+            report.interrupted = True
+            stop.set()
+    if error is not None:
+        raise error
+
+
+T = TypeVar("T")
+
+
+class WorkerLocal(Generic[T]):
+    """One ``factory()`` per worker thread, made when that thread first asks: for one model
+    (or client, or session) per worker of a concurrent batch, where one object must not serve
+    two tasks at once (the embedded model, which answers one request at a time).
+
+    ``get()`` gives the calling thread's object; ``instances`` lists every object made (to close
+    them at the end)."""
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self.factory = factory
+        self.instances: list[T] = []
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        """The calling thread's object (made now if this thread has none)."""
+        if not hasattr(self._local, "value"):
+            self._local.value = self.factory()
+            with self._lock:
+                self.instances.append(self._local.value)
+        value: T = self._local.value
+        return value
+
+
+def bad_task_record(task: BatchTask) -> dict[str, Any]:
+    """The record of a line that is not a task (status ``bad_task``): its line and problem."""
+    problem = f"line {task.line}: {task.problem}"
+    return {
+        "id": task.id, "line": task.line, "shape": task.shape, "task": None,
+        "status": "bad_task", "final_answer": None, "best_effort": False, "error": problem,
+        "passed": False, "problems": [problem], "missing": [], "steps": 0, "tool_calls": 0,
+        "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0, "result": None,
+    }
 
 
 def task_record(task: BatchTask, results: list[RunResult], seconds: float) -> dict[str, Any]:
@@ -224,8 +512,9 @@ def task_record(task: BatchTask, results: list[RunResult], seconds: float) -> di
     problems += [f"the final answer lacks {s!r}" for s in missing]
     scored = bool(task.expected) or any(t["passed"] is not None for t in turns)
     record = {
-        "id": task.id, "shape": task.shape, "task": task.task, "status": last.status,
-        "final_answer": last.final_answer, "best_effort": last.best_effort, "error": last.error,
+        "id": task.id, "line": task.line, "shape": task.shape, "task": task.task,
+        "status": last.status, "final_answer": last.final_answer,
+        "best_effort": last.best_effort, "error": last.error,
         "passed": not problems if scored else None, "problems": problems, "missing": missing,
         "steps": sum(r.usage["model_calls"] for r in results),
         "tool_calls": sum(r.usage["tool_calls"] for r in results),

@@ -2,14 +2,13 @@
 
 A small model asked something no tool can answer (a translation, a poem, a question about
 itself) often calls a tool anyway: greedy decoding follows the most likely branch, and a tool
-call usually is, even when the final answer is far from unlikely. Measured on the embedded
-Qwen2.5-Coder-1.5B at the token where a first reply chooses its action (``{"name"`` or
-``{"final_answer"``): the final answer got 0.08-0.99 of the probability in the tasks of the
-development half where no tool fits or none is needed, and at most 0.016 in the 20 tasks that
-need a tool. So the branch is decided by a threshold on the model's own probability instead of
-the argmax, the way Toolformer decides where to insert an API call (Schick et al., 2023,
-"Toolformer: Language Models Can Teach Themselves to Use Tools", section 2: a call is kept at
-positions where the model gives the ``<API>`` token a probability above a threshold).
+call usually is, even when the final answer is far from unlikely. So at the token where a reply
+chooses its action (``{"name"`` or ``{"final_answer"``), the branch is decided by a threshold
+on the model's own probability instead of the argmax, the way Toolformer decides where to
+insert an API call (Schick et al., 2023, "Toolformer: Language Models Can Teach Themselves to
+Use Tools", section 2: a call is kept at positions where the model gives the ``<API>`` token a
+probability above a threshold). The probabilities measured there, and how the default
+threshold was chosen, are on the docs' measurements page.
 
 :class:`AnswerFloor` is a llama.cpp logits processor (``logits_processor=`` of
 ``llama_cpp.Llama.create_chat_completion``); it acts once per reply, at that token.

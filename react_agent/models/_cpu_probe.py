@@ -2,9 +2,9 @@
 
 llama.cpp repacks weights into *extra buffer types* (its ``use_extra_bufts`` model parameter) to
 use its fastest CPU kernels: AMX tiles, AVX-512 and AVX2 repacked layouts. Some virtual machines
-advertise instructions that they do not actually run (seen: AMX's ``tilezero`` on a VM whose
-``/proc/cpuinfo`` lists ``amx_tile``); the first prompt longer than a few tokens then ends the whole
-process with ``SIGILL``, which Python cannot catch. So the question is asked of a child process:
+advertise instructions that they do not actually run (an AMX flag in ``/proc/cpuinfo``, for
+example); the first prompt longer than a few tokens then ends the whole process with
+``SIGILL``, which Python cannot catch. So the question is asked of a child process:
 it loads the model, evaluates a prompt of a few hundred tokens, generates a few, and exits
 (:func:`run_probe`, about 5-15 s). The verdict is cached per llama-cpp-python version, llama.cpp
 build, CPU and model file (:func:`probe_key`); later loads read it in microseconds.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -12,11 +13,15 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError, ModelError
 from ..types import Message, ModelReply
 from ._cpu_probe import Verdict, decide
+from ._prompt_cache import cache_folder, disk_cap
 from ._weights import Progress, default_model_path
 from .base import STOP_SEQUENCES
 
 if TYPE_CHECKING:
     from ._answer_floor import AnswerFloor
+    from ._prompt_cache import CanonicalStart
+
+log = logging.getLogger(__name__)
 
 _PARAMS_LOCK = threading.Lock()
 
@@ -40,11 +45,24 @@ class LlamaCppModel:
             The environment variable ``REACT_AGENT_EXTRA_BUFFER_TYPES=1``/``0`` does the same
             for every model (see :mod:`react_agent.models._cpu_probe`). After :meth:`load`,
             :attr:`verdict` says what was used and why.
+        prompt_cache: keep llama.cpp's state after the system prompt (the prompt's part that
+            the leading system messages decide) and restore it instead of evaluating that part
+            again: in memory for the life of this object, and on disk for other processes
+            (see :mod:`react_agent.models._prompt_cache`). ``False`` = nothing kept.
+        prompt_cache_mb: the cap of the cache folder on disk, in megabytes; ``None`` =
+            ``$REACT_AGENT_PROMPT_CACHE_MB``, else 512; 0 = nothing on disk (memory only).
+        prompt_cache_dir: the cache folder; ``None`` = ``$REACT_AGENT_PROMPT_CACHE_DIR``, else
+            ``<cache dir>/prompt-cache``.
 
     The model loads on the first :meth:`complete` (or :meth:`load`). llama.cpp reuses its KV cache
     for the common prefix of consecutive requests, so an append-only history only pays for the
-    new tokens of each step; :meth:`reset` forgets it (a fresh model's replies, for runs that
-    must not depend on each other).
+    new tokens of each step; :meth:`reset` goes back to a fresh model's state (for runs that
+    must not depend on each other), keeping the saved system prompt.
+
+    Every prompt is evaluated in one canonical order whatever is cached: its system-prompt
+    prefix alone from position 0, then the rest. So a reply does not depend on whether that
+    prefix was evaluated now, restored from memory or from disk, or whether ``prompt_cache`` is
+    on (:attr:`prefix_source` says which happened for the last request).
 
     Raises:
         ConfigError: llama-cpp-python or the weights are not installed, or the file is not a GGUF.
@@ -61,6 +79,9 @@ class LlamaCppModel:
         seed: int = 0,
         progress: Progress | None = None,
         extra_buffer_types: bool | None = None,
+        prompt_cache: bool = True,
+        prompt_cache_mb: float | None = None,
+        prompt_cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.model_path = Path(model_path) if model_path else None
         if self.model_path is not None and not self.model_path.is_file():
@@ -68,14 +89,18 @@ class LlamaCppModel:
         self.n_ctx, self.n_threads, self.seed = n_ctx, n_threads or os.cpu_count() or 1, seed
         self.temperature, self.max_tokens, self.progress = temperature, max_tokens, progress
         self.extra_buffer_types = extra_buffer_types
+        self.prompt_cache = prompt_cache
+        self._cache_cap = disk_cap(prompt_cache_mb) if prompt_cache else 0
+        self._cache_folder = cache_folder(prompt_cache_dir) if prompt_cache else None
         self.verdict: Verdict | None = None
         self._llama: Any = None
+        self._start: CanonicalStart | None = None
         self._final_ids: frozenset[int] | None = None
         self._lock = threading.Lock()
 
     accepts_answer_floor = True
     """``complete``/``stream`` take ``answer_floor=``: the reply gives the final answer when the
-    model gives that branch at least this probability (:mod:`.answer_floor`)."""
+    model gives that branch at least this probability (:mod:`react_agent.models._answer_floor`)."""
 
     accepts_schema = True
     """``complete``/``stream`` take ``schema=``: llama.cpp then decodes under a grammar built
@@ -112,6 +137,36 @@ class LlamaCppModel:
         except (ValueError, RuntimeError) as exc:
             raise ConfigError(f"llama.cpp could not load {path}: {exc}") from exc
         self.model_path, self.verdict = path, verdict
+        self._start = self._canonical_start(verdict)
+
+    def _canonical_start(self, verdict: Verdict) -> CanonicalStart | None:
+        """The canonical evaluation order (and the saved prompt state when ``prompt_cache``)
+        for the loaded model; ``None`` for a recurrent or hybrid model, whose memory cannot be
+        cut after a prefix (llama-cpp-python evaluates each prompt whole there)."""
+        from ._prompt_cache import CanonicalStart, PromptStateCache, build_description
+
+        llama = self._llama
+        if getattr(llama, "_is_recurrent", False) or getattr(llama, "_is_hybrid", False):
+            return None
+        cache = description = None
+        if self.prompt_cache and self._cache_folder is not None:
+            try:
+                description = build_description(llama, verdict.extra_buffer_types)
+            except OSError as exc:  # the model file cannot be read again
+                log.warning("No saved prompt state for %s (%s).", llama.model_path, exc)
+            else:
+                cache = PromptStateCache(self._cache_folder, self._cache_cap)
+        start = CanonicalStart(llama, description, cache)
+        start.install()
+        return start
+
+    @property
+    def prefix_source(self) -> str | None:
+        """How the last request's system-prompt prefix came into llama.cpp's context:
+        ``"evaluated"`` (now), ``"memory"`` or ``"disk"`` (a saved state restored),
+        ``"context"`` (left there by the previous request of the same run), ``None`` (no prefix
+        found: the prompt was evaluated as a whole)."""
+        return self._start.source if self._start is not None else None
 
     def complete(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
@@ -120,7 +175,7 @@ class LlamaCppModel:
         """The reply to ``messages``; with ``schema`` (a JSON Schema), decoding is constrained
         to it (``strict`` changes nothing here: llama.cpp always supports it); with
         ``answer_floor`` (0-1], the reply gives the final answer where the model gives that
-        branch at least this probability (:class:`.answer_floor.AnswerFloor`).
+        branch at least this probability (:class:`react_agent.models._answer_floor.AnswerFloor`).
 
         Raises:
             ModelError: the conversation no longer fits the context window.
@@ -128,6 +183,7 @@ class LlamaCppModel:
         with self._lock:  # one llama context: one request at a time
             self.load()
             floor = self._floor(answer_floor)
+            self._expect(messages)
             try:
                 out = self._llama.create_chat_completion(**self._request(messages, schema, floor))
             except ValueError as exc:  # llama-cpp-python reports context overflow this way
@@ -160,6 +216,7 @@ class LlamaCppModel:
         with self._lock:
             self.load()
             floor = self._floor(answer_floor)
+            self._expect(messages)
             try:
                 for chunk in self._llama.create_chat_completion(
                     **self._request(messages, schema, floor), stream=True
@@ -179,16 +236,20 @@ class LlamaCppModel:
                          floor.probability if floor else None, bool(floor and floor.taken))
 
     def reset(self) -> None:
-        """Forget the KV cache, so the next reply is the one a freshly loaded model gives.
+        """Go back to a freshly loaded model's state, so the next reply is the one it gives.
 
         llama.cpp reuses the cached prefix of the previous request; the tokens after it are then
         evaluated in other batches than a fresh evaluation would use, which changes the logits by
-        rounding, and a greedy reply can differ (seen: a task's first reply depended on the task
-        run before it). After ``reset`` the whole next prompt is evaluated from position 0, at
-        the cost of reading it again. Does nothing before the model is loaded.
+        rounding, and a greedy reply can differ (a task's first reply can depend on the task run
+        before it). After ``reset`` the next prompt is evaluated in the canonical order, as
+        in a new model: its system-prompt prefix is restored (with ``prompt_cache``; else
+        evaluated again from position 0), then the rest is evaluated after it. Does nothing
+        before the model is loaded.
         """
         with self._lock:
-            if self._llama is not None:
+            if self._start is not None:
+                self._start.forget()
+            elif self._llama is not None:
                 self._llama.reset()
 
     def count_tokens(self, text: str) -> int:
@@ -196,6 +257,10 @@ class LlamaCppModel:
         with self._lock:
             self.load()
             return len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
+
+    def _expect(self, messages: Sequence[Message]) -> None:
+        if self._start is not None:
+            self._start.expect(messages)
 
     def _request(
         self, messages: Sequence[Message], schema: dict[str, Any] | None = None,

@@ -30,10 +30,10 @@ def ungrounded(
     """A refusal to run ``call`` when one of its string arguments holds an email address or a
     phone number (7 digits or more) found nowhere in ``known`` (the task, the system prompt and
     the tool results so far, case-folded; ``known_digits``: the digits of each phone number in
-    it): a small model makes such values up instead of looking them up (seen: an email sent to
-    a guessed address). The refusal names the addresses or numbers that ``found()`` holds (the
-    task and the successful tool results), closest first, so a model that looked the value up
-    but kept its guess sees which one to use. ``None`` when every such value is grounded.
+    it): a small model makes such values up instead of looking them up. The refusal names the
+    addresses or numbers that ``found()`` holds (the task and the successful tool results),
+    closest first, so a model that looked the value up but kept its guess sees which one to
+    use. ``None`` when every such value is grounded.
 
     Each argument is scanned once, in time linear in its length."""
     for where, text in strings(call.args):
@@ -57,8 +57,8 @@ def unstated(
     case-folded; ``numbers``: the numbers in it) does not state: a string of 4 characters or
     more that it does not hold, a number it does not hold other than a whole number up to 10 (a
     count or an option such as ``days=3``), unless the value is one of the argument's ``enum``
-    in ``parameters`` (the tool's JSON Schema). Seen in a reply of several calls: an amount to
-    convert made up before the lookup that gives it, an address written as a description."""
+    in ``parameters`` (the tool's JSON Schema); for example an amount to convert made up
+    before the lookup that gives it, or an address written as a description."""
     props = (parameters or {}).get("properties", {})
     missing = []
     for name, value in call.args.items():

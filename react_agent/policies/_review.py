@@ -39,9 +39,9 @@ LOOP_REASON = "repeated calls whose results it already had, after being told so"
 @dataclass(frozen=True)
 class Review(Policy):
     """A focused second call for the final answer: the system prompt, then the tools' results
-    and the task (``prompts/policies/review.md``), not the history and not the draft (a 1.5B
-    model asked to check its own draft copies it), under the final-answer schema where the
-    backend constrains decoding. A usable answer replaces the draft; anything else (a tool
+    and the task (``prompts/policies/review.md``), not the history and not the draft (a small
+    model shown its draft copies it), under the final-answer schema where the backend
+    constrains decoding. A usable answer replaces the draft; anything else (a tool
     call, an unusable reply, a model error, an answer with a fault the draft lacks by
     :func:`gaps`) keeps the draft. In a run that called tools only; the draft is not
     streamed as answer tokens there, since it may be replaced.
@@ -97,7 +97,7 @@ class Review(Policy):
     def ask_again(self, run: Run, reasons: list[str], label: str, why: str
                   ) -> Generator[Request, Any, Step]:
         """The focused call, noted as ``label: why`` on its step; returns the step (not in
-        ``run.steps`` if the model failed)."""
+        ``run.steps`` if the model failed: the step before it is noted with why)."""
         focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
             "policies/review", task=run.task, facts=facts(run.facts.results))}]
         step = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
@@ -107,8 +107,10 @@ class Review(Policy):
         draft = run.messages[-1]
         try:
             reply = yield from run.ask(focused, step, schema=FINAL_ANSWER_SCHEMA)
-        except ModelError as exc:
+        except ModelError as exc:  # the draft stands; its step says why
             step.error = f"the review call failed ({exc}); the draft answer stands"
+            run.note(run.steps[-1], self.name, label, step.error)
+            yield from run.flush()
             return step
         yield run.answered(step, reply, keep=False)
         try:

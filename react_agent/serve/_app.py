@@ -13,10 +13,12 @@ none.
 - ``GET /v1/models`` (the one served model) and ``GET /health``.
 
 The server never runs a tool. Errors come in OpenAI's shape ``{"error": {"message", "type",
-"param", "code"}}``: 400 bad request, 401 wrong key, 413 body too large, 502/504 failing or slow
-backend (with the backend's cause), 503 with ``Retry-After`` when the queue is full. A response
-whose model reply could not be read after the retries carries the raw text as ``content``, the
-header ``X-React-Agent-Parse-Error`` (non-streamed) and the field ``react_agent.parse_error``.
+"param", "code"}}``: 400 bad request, 401 wrong key, 403 a ``Host`` or ``Origin`` not allowed
+(:class:`ServeConfig`), 413 body too large, 415 a body that is not JSON, 502/504 failing or slow
+backend (with the backend's cause), 503 with ``Retry-After`` when the queue is full, 500 a bug
+of ours (the connection is kept). A response whose model reply could not be read after the
+retries carries the raw text as ``content``, the header ``X-React-Agent-Parse-Error``
+(non-streamed) and the field ``react_agent.parse_error``.
 
 Built on Starlette, sse-starlette and uvicorn (the ``serve`` extra).
 """
@@ -51,6 +53,7 @@ from ..agent._model_io import aquery
 from ..config import AgentConfig
 from ..errors import ConfigError, ModelError, ReactAgentError
 from ..events import ModelToken
+from ..harness._otel import annotate_turn
 from ..models._openai_chat import OpenAIChatModel
 from ..models.base import ChatModel, ModelReply, estimate_tokens
 from ..policies import Policy
@@ -360,6 +363,9 @@ class _Service:
 
     def _message(self, result: TurnResult) -> tuple[dict[str, Any], str, dict[str, Any]]:
         """``(message, finish_reason, react_agent field)`` for a turn's result."""
+        annotate_turn(result.prompt_tokens, result.completion_tokens, result.attempts,
+                      result.stage, result.error.kind if result.error else None,
+                      bool(result.calls))  # the request's span, under OtelMiddleware
         info: dict[str, Any] = {
             "attempts": result.attempts, "stage": result.stage, "repairs": [*result.repairs],
             "parse_error": result.error.problem if result.error else None,

@@ -6,12 +6,13 @@ Pure translation, no I/O. A request that carries ``tools`` becomes a :class:`Tur
   benchmarks such as ``dict``, ``float``, ``tuple``, ``any`` normalised as ``react-agent eval``
   does; the functions are never run);
 - the client's ``system``/``developer`` messages become the "additional instructions" of the
-  system prompt rendered from that toolbox (``prompts/system.md``);
+  system prompt rendered from that toolbox (``prompts/agent/system.md``);
 - ``assistant`` messages with ``tool_calls`` become the ``{"thought", "action"}`` envelopes the
   model writes itself, and the ``tool`` messages that answer them one observation message
-  (``prompts/observation.md``, numbered when several), so the model sees its own protocol;
-- ``tool_choice`` and ``parallel_tool_calls`` become instructions (``prompts/tool_choice_*.md``,
-  ``prompts/one_call.md``) and are checked again on the reply (:mod:`react_agent.serve._turn`).
+  (``prompts/agent/observation.md``, numbered when several), so the model sees its own protocol;
+- ``tool_choice`` and ``parallel_tool_calls`` become instructions
+  (``prompts/serve/tool_choice_*.md``, ``prompts/serve/one_call.md``) and are checked again on
+  the reply (:mod:`react_agent.serve._turn`).
 
 The other direction builds OpenAI's response objects: a completion, stream chunks, errors.
 Field names and meanings follow OpenAI's API reference for chat completions

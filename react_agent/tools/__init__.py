@@ -5,6 +5,8 @@
   name -> tool mapping that renders itself for the system prompt.
 - :func:`invoke`, :func:`invoke_all`, :func:`ainvoke_all`: one call -> one observation,
   whatever happens (unknown tool, invalid arguments, an exception, a timeout).
+- :class:`MCPToolbox`: the tools of MCP servers (a command line or a URL each), in a toolbox
+  (the ``mcp`` extra).
 - :mod:`react_agent.tools.builtin`: the CLI's default tools (calculator, date/time, read-only
   files) and the long-term memory tools.
 """
@@ -19,10 +21,20 @@ from ._invoker import (
     invoke,
     invoke_all,
 )
+from ._loading import load_toolbox
+from ._mcp import (
+    DEFAULT_MCP_STARTUP_TIMEOUT,
+    DEFAULT_MCP_TIMEOUT,
+    MCPCallError,
+    MCPServerConfig,
+    MCPToolbox,
+)
 from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox, schema_from_function
 
 __all__ = [
-    "DEFAULT_MAX_OBSERVATION_CHARS", "DEFAULT_TOOL_TIMEOUT", "Approver", "Tool", "Toolbox",
+    "DEFAULT_MAX_OBSERVATION_CHARS", "DEFAULT_MCP_STARTUP_TIMEOUT", "DEFAULT_MCP_TIMEOUT",
+    "DEFAULT_TOOL_TIMEOUT", "Approver", "MCPCallError", "MCPServerConfig", "MCPToolbox", "Tool",
+    "Toolbox",
     "ainvoke_all", "check_args", "clean_args", "format_result", "invoke", "invoke_all",
-    "schema_from_function",
+    "load_toolbox", "schema_from_function",
 ]

@@ -1,7 +1,9 @@
 """The safe invoker: one tool call -> one observation string, whatever happens.
 
 Unknown tools, invalid arguments, exceptions and timeouts all become ``Error: ...`` observations
-for the model (as in simonw/llm's tool runner); nothing a tool does can crash the run.
+for the model (as in simonw/llm's tool runner); nothing a tool does can crash the run: whatever
+it returns or raises (a ``BaseException`` too) becomes an observation of at most ``max_chars``
+characters plus the cut marker. Only ``KeyboardInterrupt`` passes, so that Ctrl-C ends the run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import copy
 import difflib
 import inspect
 import json
+import math
 import re
 import threading
 import time
@@ -25,10 +28,21 @@ from ._toolbox import Tool, Toolbox
 DEFAULT_MAX_OBSERVATION_CHARS = 8000
 """Observations longer than this (characters) are cut, with a marker saying how much was cut."""
 
+MAX_ARGS_DEPTH = 64
+"""Arguments nested deeper than this (lists and objects in one another) are refused, as the
+parser refuses them: nothing real nests so deep, and deeper values break recursive consumers
+(JSON encoders, schema validators)."""
+
+MAX_INTEGER_DIGITS = 4300
+"""Integers longer than this (decimal digits; Python's default limit for turning an integer into
+text) are refused as arguments, and a numeric string this long is not turned into a number."""
+
 
 Approver = Callable[[Tool, dict[str, Any]], bool]
 """Asked before each call of a tool marked ``requires_approval``: ``approver(tool, args) -> bool``
-(``args`` already cleaned and validated). ``False`` declines; the model is told so."""
+(``args`` already cleaned and validated). Only ``True`` approves; anything else declines (an
+approver that returns what the user typed must not approve by being a non-empty string), and
+the model is told so."""
 
 
 @dataclass
@@ -50,11 +64,13 @@ def invoke(
 ) -> ToolResult:
     """Run one tool call safely and describe the outcome for the model.
 
-    Never raises for anything the model or the tool did (``KeyboardInterrupt`` still passes).
-    The tool runs in the calling thread unless it has a timeout or is ``async def`` (then in a
-    worker thread; see :func:`_run`).
+    Never raises for anything the model or the tool did: a result or exception that cannot be
+    shown as text becomes a placeholder naming its type (``KeyboardInterrupt`` still passes).
+    The observation has at most ``max_chars`` characters plus the cut marker. The tool runs in
+    the calling thread unless it has a timeout or is ``async def`` (then in a worker thread;
+    see :func:`_run`).
     """
-    ready = prepare(toolbox, call, approver)
+    ready = prepare(toolbox, call, approver, max_chars=max_chars)
     return ready if isinstance(ready, ToolResult) else _run(ready, max_chars)
 
 
@@ -72,7 +88,7 @@ def invoke_all(
 
     Approvals are asked one call at a time, in order, before any call runs.
     """
-    prepared = [prepare(toolbox, c, approver) for c in calls]
+    prepared = [prepare(toolbox, c, approver, max_chars=max_chars) for c in calls]
     ready = [p for p in prepared if isinstance(p, _Ready)]
     width = max(1, max_workers)
     done: list[ToolResult] = []
@@ -95,51 +111,141 @@ async def ainvoke_all(
     approver: Approver | None = None,
 ) -> list[ToolResult]:
     """:func:`invoke_all` for asyncio: ``async def`` tools are awaited on the running loop
-    (with ``asyncio.wait_for`` for the timeout), plain tools run in worker threads (so that
+    (abandoned, cancelled, after their timeout), plain tools run in worker threads (so that
     they do not block the event loop); at most ``max_workers`` at once; results in the order
-    given."""
-    prepared = [prepare(toolbox, c, approver) for c in calls]
+    given. Cancelling the caller cancels the ``async def`` tools still running."""
+    prepared = [prepare(toolbox, c, approver, max_chars=max_chars) for c in calls]
     limit = asyncio.Semaphore(max(1, max_workers))
 
     async def one(item: ToolResult | _Ready) -> ToolResult:
         if isinstance(item, ToolResult):
             return item
         async with limit:
-            if not inspect.iscoroutinefunction(item.tool.func):
-                return await asyncio.to_thread(_run, item, max_chars)
-            started = time.perf_counter()
+            if inspect.iscoroutinefunction(item.tool.func):
+                return await _run_on_loop(item, max_chars)
             try:
-                value = await asyncio.wait_for(item.tool.func(**item.args), item.tool.timeout)
-            except asyncio.TimeoutError:
-                return _result(item, "timeout", None, time.perf_counter() - started, max_chars)
-            except Exception as exc:  # the tool's failure is the model's observation
-                return _result(item, "raised", exc, time.perf_counter() - started, max_chars)
-            return _result(item, "ok", value, time.perf_counter() - started, max_chars)
+                return await asyncio.to_thread(_run, item, max_chars)
+            except RuntimeError as exc:  # no worker thread can be started (_run does not raise)
+                return _result(item, "raised", exc, 0.0, max_chars)
 
     return list(await asyncio.gather(*(one(p) for p in prepared)))
 
 
+async def _run_on_loop(ready: _Ready, max_chars: int) -> ToolResult:
+    """Await an ``async def`` tool on the running loop, in a task of its own: after the tool's
+    timeout the task is cancelled and abandoned (not awaited: a tool that ignores cancellation
+    cannot hold the run). A ``TimeoutError`` the tool raises itself is its error, not a timeout."""
+    tool = ready.tool
+    started = time.perf_counter()
+    try:
+        task = asyncio.ensure_future(_outcome(tool.func(**ready.args)))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the call itself failed (e.g. arguments its signature refuses)
+        return _result(ready, "raised", exc, time.perf_counter() - started, max_chars)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=tool.timeout)
+    except BaseException:  # the caller was cancelled: the tool goes with it
+        task.cancel()
+        raise
+    seconds = time.perf_counter() - started
+    if not done:
+        task.cancel()
+        return _result(ready, "timeout", None, seconds, max_chars)
+    try:
+        outcome, value = task.result()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the tool cancelled itself
+        return _result(ready, "raised", exc, seconds, max_chars)
+    return _result(ready, outcome, value, seconds, max_chars)
+
+
+async def _outcome(awaitable: Any) -> tuple[str, Any]:
+    """``("ok", value)`` or ``("raised", exception)`` of awaiting ``awaitable``. The exception is
+    caught inside the task: a ``SystemExit`` (or other ``BaseException``) leaving a task would
+    stop the event loop itself. ``KeyboardInterrupt`` and cancellation pass."""
+    try:
+        return "ok", await awaitable
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        return "raised", exc
+
+
 def prepare(
-    toolbox: Toolbox, call: ToolCall, approver: Approver | None = None
+    toolbox: Toolbox, call: ToolCall, approver: Approver | None = None, *,
+    max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
 ) -> ToolResult | _Ready:
     """Look the tool up, clean and validate the arguments and ask for approval if the tool needs
-    it. Returns the failed :class:`ToolResult` (unknown tool, invalid arguments, declined) or the
-    call ready to run."""
+    it. Returns the failed :class:`ToolResult` (unknown tool, invalid arguments, declined; its
+    observation at most ``max_chars`` characters plus the cut marker) or the call ready to run.
+
+    Arguments no tool can mean are refused before cleaning: nested deeper than
+    :data:`MAX_ARGS_DEPTH`, a number that is not finite (``NaN``, ``Infinity``) or an integer
+    longer than :data:`MAX_INTEGER_DIGITS` digits."""
     tool = toolbox.get(call.name)
     if tool is None:
-        return ToolResult(call, _unknown_tool(toolbox, call.name), ok=False, error="unknown_tool")
+        text = _unknown_tool(toolbox, call.name)
+        return ToolResult(call, _cut(text, max_chars), ok=False, error="unknown_tool")
+    unusable = _value_problems(call.args)
+    if unusable:
+        text = _invalid(tool, unusable, f"Call {tool.name} again with corrected args.")
+        return ToolResult(call, _cut(text, max_chars), ok=False, error="invalid_args")
     args, cleaning = clean_args(tool.parameters, call.args)
     problems = control_character_problems(args) + check_args(tool.parameters, args)
     if problems:
-        text = f"Error: invalid arguments for {tool.name}:\n" + "\n".join(
-            f"- {p}" for p in problems
-        ) + "\n" + _what_to_change(toolbox, tool, call.args)
-        return ToolResult(call, text, ok=False, error="invalid_args", args=args, cleaning=cleaning)
+        text = _invalid(tool, problems, _what_to_change(toolbox, tool, call.args))
+        return ToolResult(call, _cut(text, max_chars), ok=False, error="invalid_args", args=args,
+                          cleaning=cleaning)
     if tool.requires_approval:
         refusal = _ask_approval(approver, tool, args)
         if refusal:
-            return ToolResult(call, refusal, False, "declined", args, cleaning)
+            return ToolResult(call, _cut(refusal, max_chars), False, "declined", args, cleaning)
     return _Ready(call, tool, args, cleaning)
+
+
+def _invalid(tool: Tool, problems: list[str], last_line: str) -> str:
+    lines = "\n".join(f"- {p}" for p in problems)
+    return f"Error: invalid arguments for {tool.name}:\n{lines}\n{last_line}"
+
+
+def _value_problems(args: dict[str, Any]) -> list[str]:
+    """One problem per value (at any depth) that no argument can mean and that would break the
+    work after it: a float that is not finite (``NaN``, ``Infinity``: a parser may accept them,
+    JSON has no such number), an integer longer than :data:`MAX_INTEGER_DIGITS` digits (it cannot
+    even be shown as text), and nesting deeper than :data:`MAX_ARGS_DEPTH` (reported once).
+    Walks ``args`` without recursion, so any depth is safe."""
+    problems: list[str] = []
+    deep = False
+    stack: list[tuple[str, Any, int]] = [("", args, 0)]
+    while stack:
+        where, value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= MAX_ARGS_DEPTH:
+                deep = True
+                continue
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend(
+                (f"{where}.{key}" if where else str(key), item, depth + 1) for key, item in items
+            )
+        elif isinstance(value, float) and not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "Infinity"
+            problems.append(f"{where}: {shown} is not a finite number; send a plain number")
+        elif isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
+            problems.append(f"{where}: an integer of more than {MAX_INTEGER_DIGITS} digits is too "
+                            "long to use; send a shorter number")
+    problems.sort()
+    if deep:
+        problems.insert(0, f"(args): nested more than {MAX_ARGS_DEPTH} levels deep; send them "
+                        "flatter")
+    return problems
+
+
+def _too_long(number: int) -> bool:
+    """Whether ``number`` has more than :data:`MAX_INTEGER_DIGITS` decimal digits (from its bit
+    length: no conversion to text)."""
+    return number.bit_length() > MAX_INTEGER_DIGITS * 3.3219280948873626  # log2(10)
 
 
 def _what_to_change(toolbox: Toolbox, tool: Tool, sent: dict[str, Any]) -> str:
@@ -202,18 +308,22 @@ def _example_value(spec: dict[str, Any]) -> Any:
 
 
 def _ask_approval(approver: Approver | None, tool: Tool, args: dict[str, Any]) -> str | None:
-    """``None`` if approved, else the observation saying why the call did not run."""
-    shown = json.dumps(args, ensure_ascii=False)
+    """``None`` if approved (the approver returned ``True``), else the observation saying why
+    the call did not run. An approver that fails (whatever it raises but ``KeyboardInterrupt``)
+    declines."""
     if approver is None:
         return f"Error: {tool.name} needs the user's approval and no one can approve it in " \
             "this run, so it was not run. Continue without it."
     try:
-        approved = approver(tool, args)
-    except Exception as exc:  # an approver that fails declines
+        approved = approver(tool, args) is True  # "n", 1 or None approve nothing
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # an approver that fails declines
         return f"Error: {tool.name} was not run: asking for approval failed " \
-            f"({type(exc).__name__}: {exc})."
+            f"({_exception_text(exc)})."
     if approved:
         return None
+    shown = _brief(args, 200)
     return f"Error: the user declined to run {tool.name} {shown}. Do not ask for this call " \
         "again; continue without it or give your final answer."
 
@@ -229,7 +339,9 @@ def _run(ready: _Ready, max_chars: int) -> ToolResult:
     started = time.perf_counter()
     try:
         value = _settled(tool.func(**ready.args))
-    except (Exception, SystemExit) as exc:  # the tool's failure is the model's observation
+    except KeyboardInterrupt:  # Ctrl-C ends the run
+        raise
+    except BaseException as exc:  # the tool's failure is the model's observation
         return _result(ready, "raised", exc, time.perf_counter() - started, max_chars)
     return _result(ready, "ok", value, time.perf_counter() - started, max_chars)
 
@@ -284,36 +396,66 @@ def _start(ready: _Ready) -> _Running:
 
     thread = threading.Thread(target=target, name=f"tool:{tool.name}", daemon=True)
     running = _Running(ready, thread, box, time.perf_counter())
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError as exc:  # no thread can be started (too many abandoned tools hang)
+        box["error"] = exc
     return running
 
 
 def _finish(running: _Running, max_chars: int) -> ToolResult:
-    """Wait for the call until its tool's timeout (counted from its start); its result."""
+    """Wait for the call until its tool's timeout (counted from its start); its result. A
+    ``KeyboardInterrupt`` the tool raised is raised here."""
     timeout = running.ready.tool.timeout
     left = None if timeout is None else max(0.0, running.started + timeout - time.perf_counter())
-    running.thread.join(left)
+    if running.thread.ident is not None:  # started
+        running.thread.join(left)
     seconds = time.perf_counter() - running.started
     if running.thread.is_alive():
         return _result(running.ready, "timeout", None, seconds, max_chars)
     if "error" in running.box:
+        if isinstance(running.box["error"], KeyboardInterrupt):
+            raise running.box["error"]
         return _result(running.ready, "raised", running.box["error"], seconds, max_chars)
     return _result(running.ready, "ok", running.box.get("value"), seconds, max_chars)
 
 
 def _result(ready: _Ready, outcome: str, value: Any, seconds: float, max_chars: int) -> ToolResult:
-    """The observation for ("ok", value) | ("raised", exception) | ("timeout", None)."""
+    """The observation for ("ok", value) | ("raised", exception) | ("timeout", None); never
+    raises (but ``KeyboardInterrupt``)."""
     tool, rest = ready.tool, (ready.args, ready.cleaning, seconds)
     if outcome == "timeout":
         text = (
-            f"Error: {tool.name} did not finish within {tool.timeout:g} seconds and was "
+            f"Error: {tool.name} did not finish within {tool.timeout or 0:g} seconds and was "
             "abandoned. Try simpler arguments or another approach."
         )
-        return ToolResult(ready.call, text, False, "timeout", *rest)
+        return ToolResult(ready.call, _cut(text, max_chars), False, "timeout", *rest)
     if outcome == "raised":
-        text = f"Error: {type(value).__name__}: {value}"
+        text = f"Error: {_exception_text(value)}"
         return ToolResult(ready.call, _cut(text, max_chars), False, "tool_error", *rest)
     return ToolResult(ready.call, _cut(format_result(value), max_chars), True, None, *rest)
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``Type: message``; ``Type (its message cannot be shown: Error)`` when ``str(exc)`` fails.
+    Never raises (but ``KeyboardInterrupt``)."""
+    name = _type_name(exc)
+    try:
+        message = str.__str__(str(exc))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as failure:
+        return f"{name} (its message cannot be shown: {_type_name(failure)})"
+    return f"{name}: {message}"
+
+
+_TYPE_NAME = type.__dict__["__name__"]
+
+
+def _type_name(value: Any) -> str:
+    """The name of ``value``'s type, at most 100 characters, read so that no class can make it
+    raise (a metaclass may override ``__name__``)."""
+    return str.__str__(_TYPE_NAME.__get__(type(value)))[:100]
 
 
 def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -324,7 +466,10 @@ def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, 
     it expects a string, a JSON array or object written as a string into the value, a single
     value into a one-element array, an ``enum`` value in other letter case into the listed one;
     fills in schema defaults of missing arguments. Anything else is left for validation to
-    reject (``"5 apples"`` stays a string). Nested arrays and objects are cleaned the same way.
+    reject (``"5 apples"`` stays a string, and so does a number that would not mean what was
+    written: ``"1e999"``, an integer of thousands of digits; see :func:`_coerce`). Nested arrays
+    and objects are cleaned the same way. Never raises for JSON values nested at most
+    :data:`MAX_ARGS_DEPTH` deep (:func:`prepare` refuses deeper ones first).
 
     Returns:
         ``(cleaned args, changes)``; each change in words, e.g. ``'days: "5" -> 5'``.
@@ -356,7 +501,8 @@ def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> 
         _json_type(cleaned) == "integer" and "number" in types
     ):
         cleaned = _coerce(cleaned, types)
-    if "integer" in types and isinstance(cleaned, float) and cleaned.is_integer():
+    if "integer" in types and isinstance(cleaned, float) and cleaned.is_integer() \
+            and abs(cleaned) <= _EXACT_FLOAT_INTEGERS:
         cleaned = int(cleaned)
     enum = spec.get("enum")
     if isinstance(cleaned, str) and isinstance(enum, list) and cleaned not in enum:
@@ -375,32 +521,73 @@ def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> 
     return cleaned
 
 
+_EXACT_FLOAT_INTEGERS = 2**53
+"""Every integer up to this size is a float exactly; a larger whole float (``1e300``) may not be
+the integer the model wrote, so it is not turned into one."""
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = JSON_NUMBER
+_NONZERO = re.compile(r"[1-9]")
 
 
 def _coerce(value: Any, types: list[str]) -> Any:
-    """``value`` turned into one of ``types`` when that cannot change its meaning, else as is."""
+    """``value`` turned into one of ``types`` when that cannot change its meaning, else as is.
+
+    A numeric string becomes a number only when the number means the same: an integer exactly
+    (at most :data:`MAX_INTEGER_DIGITS` digits), a decimal as the nearest float (as JSON reads
+    it) when that is finite and not a rounding of a nonzero value to 0. ``"1e999"`` stays a
+    string, for validation to report."""
     if isinstance(value, str):
         text = value.strip()
+        number: int | float | None
         if "integer" in types and _INTEGER.fullmatch(text):
-            return int(text)
+            number = _integer(text, finite=False)
+            return value if number is None else number
         if "number" in types and _NUMBER.fullmatch(text):
-            number = float(text)
-            return int(number) if _INTEGER.fullmatch(text) else number
+            number = _integer(text, finite=True) if _INTEGER.fullmatch(text) else _float(text)
+            return value if number is None else number
         if "boolean" in types and text.lower() in ("true", "false"):
             return text.lower() == "true"
         if ("array" in types and text.startswith("[")) or ("object" in types and text[:1] == "{"):
             try:
                 decoded = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, too long a number, too deep
                 return value
-            return decoded if _json_type(decoded) in types else value
+            if _json_type(decoded) not in types or _value_problems({"": decoded}):
+                return value
+            return decoded
     if "string" in types and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # an integer too long to be text
+            return value
     if "array" in types and not (isinstance(value, str) and value.strip()[:1] in ("[", "{")):
         return [value]
     return value
+
+
+def _integer(text: str, *, finite: bool) -> int | None:
+    """The integer ``text`` writes, or ``None``: more than :data:`MAX_INTEGER_DIGITS` digits, or,
+    with ``finite``, past the range of a float."""
+    if len(text.lstrip("+-")) > MAX_INTEGER_DIGITS:
+        return None
+    try:
+        number = int(text)
+        if finite:
+            float(number)
+    except (ValueError, OverflowError):  # Python's own digit limit may be lower
+        return None
+    return number
+
+
+def _float(text: str) -> float | None:
+    """The float ``text`` writes, or ``None`` when it is not finite (``"1e999"``) or is a
+    nonzero value rounded to 0 (``"1e-999"``)."""
+    number = float(text)
+    if not math.isfinite(number):
+        return None
+    if number == 0 and _NONZERO.search(re.split("[eE]", text, maxsplit=1)[0]):
+        return None
+    return number
 
 
 def _types(spec: dict[str, Any]) -> list[str]:
@@ -420,7 +607,20 @@ def _json_type(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=repr)[:60]
+    return _brief(value, 60)
+
+
+def _brief(value: Any, limit: int) -> str:
+    """``value`` as JSON (``repr`` for what JSON cannot hold), at most ``limit`` characters; a
+    placeholder naming its type when no text can be made. Never raises (but
+    ``KeyboardInterrupt``)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        text = f"<{_type_name(value)} that cannot be shown: {_type_name(exc)}>"
+    return text[:limit]
 
 
 def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
@@ -448,7 +648,7 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
             continue  # reported above with a hint
         else:
             where = ".".join(str(p) for p in error.absolute_path) or "(args)"
-            got = json.dumps(error.instance, ensure_ascii=False, default=repr)[:80]
+            got = _brief(error.instance, 80)
             problems.append(f"{where}: {_expected(error)}, got {got}")
     return list(dict.fromkeys(problems))
 
@@ -484,18 +684,44 @@ def control_character_problems(args: dict[str, Any]) -> list[str]:
 
 def format_result(value: Any) -> str:
     """A tool's return value as observation text: strings as they are, ``None`` as a stated
-    empty result, JSON where possible, ``repr`` otherwise."""
-    if isinstance(value, str):
-        return value if value.strip() else "(the tool returned an empty string)"
+    empty result, JSON where possible, ``repr`` otherwise; a value neither can show (an integer
+    past Python's digit limit for text, a ``repr`` that raises, nesting too deep for either) as
+    a placeholder naming its type. Never raises (but ``KeyboardInterrupt``); always a plain
+    ``str``."""
+    if issubclass(type(value), str):  # type(): an object cannot pose as a string
+        text = str.__str__(value)
+        return text if text.strip() else "(the tool returned an empty string)"
     if value is None:
         return "(the tool returned no result)"
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
+    failure: BaseException | None = None
+    for show in (_as_json, repr):
+        try:
+            return str.__str__(show(value))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # next way, or the placeholder
+            failure = exc
+    if issubclass(type(value), int):
+        digits = int(int.bit_length(value) * 0.30102999566398120) + 1  # log10(2)
+        return f"(the tool returned an integer of about {digits} digits, too long to show)"
+    return f"(the tool returned a {_type_name(value)} that cannot be shown as text: " \
+        f"{_type_name(failure)})"
+
+
+def _as_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _cut(text: str, max_chars: int) -> str:
+    """``text`` as an observation: at most ``max_chars`` characters, then a marker saying how
+    many were cut. A surrogate pair written as two characters becomes the one character it
+    means, a lone surrogate (which no encoding can write) U+FFFD, before the cut, so that the
+    cut cannot split a pair either."""
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     if len(text) <= max_chars:
         return text
     cut = len(text) - max_chars
@@ -520,8 +746,22 @@ def _unknown_tool(toolbox: Toolbox, name: str) -> str:
 
 
 def _did_you_mean(name: str, options: Any) -> str:
-    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
+    """`` (did you mean 'x'?)`` for the option closest to ``name``, or ``""``. Names made of
+    words (``get_current_time``) are matched on the words they share first, so ``get_time``
+    is taken for ``get_current_time``, not for ``convert_time``; then on their spelling."""
+    words = _words(name)
+    candidates = [o for o in options if isinstance(o, str)]
+    scored = sorted(((len(words & _words(o)), difflib.SequenceMatcher(None, name, o).ratio(), o)
+                     for o in candidates), reverse=True)
+    if scored and scored[0][0] >= max(1, len(words) - 1) and scored[0][1] >= 0.4:
+        return f" (did you mean {scored[0][2]!r}?)"
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _words(name: str) -> set[str]:
+    """The lower-case words of a name: ``get_current-Time.v2`` -> get, current, time, v2."""
+    return {w for w in re.split(r"[^0-9a-z]+", name.lower()) if w}
 
 
 def _error_key(error: Any) -> tuple[str, ...]:
@@ -536,4 +776,5 @@ def _expected(error: Any) -> str:
         return "expected one of " + ", ".join(
             json.dumps(x, ensure_ascii=False) for x in error.validator_value
         )
-    return str(error.message)
+    message = str(error.message)  # it may quote the whole value: a line per field stays short
+    return message if len(message) <= 200 else f"{message[:200]}..."

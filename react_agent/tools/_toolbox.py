@@ -33,7 +33,7 @@ from ..errors import ToolDefinitionError
 from ..types import JSON_TYPES
 from . import _schema as json_schema
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 
 DEFAULT_TOOL_TIMEOUT: float | None = None
 """Seconds a tool may run before its call is reported to the model as timed out; ``None``: no
@@ -470,7 +470,7 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 # -- checks and rendering ----------------------------------------------------------------------
 def _check_tool(tool: Tool) -> None:
-    if not isinstance(tool.name, str) or not _NAME.match(tool.name):
+    if not isinstance(tool.name, str) or not _NAME.fullmatch(tool.name):
         raise ToolDefinitionError(
             f"Tool name {tool.name!r} is not usable: use 1-64 letters, digits, '_', '.' or '-', "
             "starting with a letter or '_'."

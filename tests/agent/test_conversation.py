@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _common import check_run, seed_turns
+from scenarios import check_run, seed_turns
 from tools import seed004
 
 from react_agent import Agent, ConfigError, ModelError, Toolbox

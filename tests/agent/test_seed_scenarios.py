@@ -1,8 +1,8 @@
 """The seed acceptance scenarios (tests/data/seed_scenarios.json), scripted tier.
 
-Every turn's reference trajectory replays through the agent with the example toolboxes; the
-example tools return the seed data byte for byte; the scenario checker in examples/_common.py is
-shown to fail on wrong runs and to accept the variations the real-model tier allows.
+Every turn's reference trajectory replays through the agent with the seed toolboxes; the seed
+tools return the seed data byte for byte; the scenario checker in tests/data/seeds/scenarios.py
+is shown to fail on wrong runs and to accept the variations the real-model tier allows.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import scenarios as common  # tests/data/seeds, on sys.path from tests/conftest.py
+import tools
 
 from react_agent import Agent, RunResult, ToolCall
 from react_agent.harness import _checks as checks
@@ -24,10 +26,8 @@ from react_agent.policies import default_policies
 from react_agent.tools._invoker import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-from examples import _common as common  # noqa: E402
-from examples import tools  # noqa: E402
+sys.path.insert(0, str(ROOT))  # examples.tasks.build_seeds
+SEEDS = ROOT / "tests" / "data" / "seeds"
 
 TURNS = common.all_turns()
 TURN = {turn.label: turn for turn in TURNS}
@@ -66,7 +66,7 @@ def test_expected_calls_get_their_observations(turn: common.Turn) -> None:
         assert got.observation == want["observation"]
 
 
-# -- the example tools against the scenario file --------------------------------------------------
+# -- the seed tools against the scenario file -----------------------------------------------------
 @pytest.mark.parametrize("seed", sorted(common.load_seeds()))
 def test_toolbox_matches_scenario_file(seed: str) -> None:
     toolbox = tools.TOOLBOXES[seed]
@@ -296,19 +296,16 @@ def test_evaluates_to(value: Any, number: float, expected: bool) -> None:
     assert checks.evaluates_to(value, number) is expected
 
 
-# -- the example scripts ------------------------------------------------------------------------
-SCRIPTS = sorted((ROOT / "examples").glob("seed0*.py"))
-
-
-@pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
-def test_example_script_scripted(script: Path) -> None:
+# -- the seed runner (tests/data/seeds/run.py) ----------------------------------------------------
+@pytest.mark.parametrize("seed", sorted(tools.TOOLBOXES))
+def test_seed_runner_scripted(seed: str) -> None:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
     done = subprocess.run(
-        [sys.executable, str(script), "--scripted"], cwd=ROOT, env=env, capture_output=True,
-        text=True, encoding="utf-8", timeout=120,
+        [sys.executable, str(SEEDS / "run.py"), seed, "--scripted"], cwd=ROOT, env=env,
+        capture_output=True, text=True, encoding="utf-8", timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    turns = len(common.seed_turns(script.name[4:7]))
+    turns = len(common.seed_turns(seed))
     assert f"{turns}/{turns} turns passed" in done.stdout
     assert "FAIL" not in done.stdout
 

@@ -228,3 +228,13 @@ def test_the_model_is_reset_before_each_task(tmp_path: Path, fresh: bool,
                        lambda task: Agent(model), fresh_model=fresh)
     assert [r["final_answer"] for r in report.records] == ["ok", "ok"]
     assert model.resets == resets
+
+
+def test_a_record_names_the_line_of_its_task(tmp_path: Path) -> None:
+    tasks = load_tasks(_write(tmp_path, {"id": "x", "task": "one"}, {"task": "two"}))
+    assert [(t.id, t.line) for t in tasks] == [("x", 1), ("2", 2)]
+    final = '{"thought": "t", "action": {"final_answer": "ok"}}'
+    report = run_batch(tasks, tmp_path / "r.jsonl", lambda task: Agent(ScriptedModel([final])))
+    assert [(r["id"], r["line"]) for r in read_records(tmp_path / "r.jsonl")] == [("x", 1),
+                                                                                ("2", 2)]
+    assert report.records == read_records(tmp_path / "r.jsonl")

@@ -11,9 +11,9 @@ import os
 import re
 
 import pytest
-from _common import check_run, seed_turns
 from helpers import assert_streamed
 from jsonschema import Draft202012Validator
+from scenarios import check_run, seed_turns
 from tools import SENT_MESSAGES, seed000, seed002, seed003, seed004
 
 from react_agent import Agent, RunResult
@@ -158,8 +158,8 @@ def test_the_readme_main_job_on_a_cpu_whose_fast_path_dies(gguf_path, tmp_path) 
 
 
 def test_reset_gives_the_reply_of_a_freshly_loaded_model(embedded_model, gguf_path) -> None:
-    """After another request and ``reset()``, the KV cache is empty and a reply is the one a
-    freshly loaded model gives (``run --tasks`` resets before each task)."""
+    """After another request and ``reset()``, a reply is the one a freshly loaded model gives
+    (``run --tasks`` resets before each task); the system prompt is restored, not evaluated."""
     from react_agent.models import LlamaCppModel
 
     system = {"role": "system", "content": "You answer in one short sentence."}
@@ -167,11 +167,94 @@ def test_reset_gives_the_reply_of_a_freshly_loaded_model(embedded_model, gguf_pa
     second = [system, {"role": "user", "content": "What do bees make?"}]
     embedded_model.max_tokens = 24
     embedded_model.complete(first)
-    assert embedded_model._llama.n_tokens > 0
+    assert embedded_model.prefix_source in ("evaluated", "disk")
     embedded_model.reset()
-    assert embedded_model._llama.n_tokens == 0
     after_reset = embedded_model.complete(second).text
-    assert after_reset == LlamaCppModel(gguf_path, max_tokens=24).complete(second).text
+    assert embedded_model.prefix_source == "memory"
+    fresh = LlamaCppModel(gguf_path, max_tokens=24, prompt_cache=False)
+    assert after_reset == fresh.complete(second).text
+    assert fresh.prefix_source == "evaluated"
+
+
+FACTS = "\n".join(  # a system prompt longer than n_batch (512 tokens)
+    f"Fact {n}: the {colour} box number {n} holds {n * 7 + 3} marbles and a {thing}."
+    for n, (colour, thing) in enumerate(
+        [(c, t) for c in ("red", "green", "grey")
+         for t in ("key", "coin", "map", "shell", "stamp", "button", "feather", "ring")], 1)
+)
+ITEMS = " ".join(  # a task longer than n_batch
+    f"Item {n}: {word}." for n, word in enumerate(
+        ("apple river stone violet candle mirror ladder pepper window garden " * 8).split(), 1)
+)
+
+
+def test_restored_prefixes_give_the_replies_of_a_fresh_model(
+    gguf_path, tmp_path, caplog
+) -> None:
+    """The canonical order (the system prompt's prefix alone from position 0, then the rest)
+    makes a reply independent of where that prefix came from: evaluated in a freshly loaded
+    model, restored from memory after a reset, or from disk in a new model object (a new
+    process). Prompts with short and long (> n_batch) prefixes and rests; the replies and the
+    whole KV cache after them are compared, byte for byte. A saved file whose checksum holds
+    but whose state llama.cpp refuses (cut in half here) gives a warning and a fresh
+    evaluation."""
+    import logging
+
+    from react_agent.models import LlamaCppModel
+    from react_agent.models._prompt_cache import read_entry, save_state, state_key, write_entry
+
+    short = {"role": "system", "content": "You answer in one short sentence."}
+    facts = {"role": "system", "content": "Use these facts.\n" + FACTS}
+    prompts = [
+        [short, {"role": "user", "content": "What do bees make?"}],
+        [short, {"role": "user", "content": ITEMS + "\nWhich word has item 23?"}],
+        [facts, {"role": "user", "content": "How many marbles are in box 12?"}],
+    ]
+
+    def model(**options: object) -> LlamaCppModel:
+        return LlamaCppModel(gguf_path, n_ctx=2048, max_tokens=16, **options)
+
+    def reply(llm: LlamaCppModel, messages: list, stream: bool = False) -> tuple[str, bytes]:
+        text = list(llm.stream(messages))[-1].text if stream else llm.complete(messages).text
+        return text, save_state(llm._llama)
+
+    fresh = []
+    for messages in prompts:  # each in a freshly loaded model, nothing saved
+        llm = model(prompt_cache=False)
+        fresh.append(reply(llm, messages))
+        assert llm.prefix_source == "evaluated"
+        del llm
+    assert all(text.strip() for text, _ in fresh)
+
+    first = model(prompt_cache_dir=tmp_path)  # an empty cache folder
+    assert min(first.count_tokens(ITEMS), first.count_tokens(FACTS)) > first._llama.n_batch
+    for number, source in [(0, "evaluated"), (1, "memory"), (2, "evaluated")]:
+        first.reset()
+        assert reply(first, prompts[number]) == fresh[number], number
+        assert first.prefix_source == source
+    assert len(list(tmp_path.glob("*.kv"))) == 2
+    del first
+
+    second = model(prompt_cache_dir=tmp_path)  # a new process: the states are read from disk
+    for number, source in [(2, "disk"), (0, "disk"), (1, "memory"), (2, "memory")]:
+        second.reset()
+        assert reply(second, prompts[number], stream=number == 1) == fresh[number], number
+        assert second.prefix_source == source
+    del second
+
+    third = model(prompt_cache_dir=tmp_path)
+    third.load()
+    prefix = third._start.find_prefix(prompts[0])
+    key = state_key(third._start.description, prefix)
+    path = tmp_path / f"{key.hex()}.kv"
+    state = read_entry(path, key, prefix, 1 << 30)
+    write_entry(path, key, prefix, state[: len(state) // 2])  # a valid file, a broken state
+    with caplog.at_level(logging.WARNING, "react_agent"):
+        assert reply(third, prompts[0]) == fresh[0]
+    assert third.prefix_source == "evaluated"
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "llama.cpp refused the saved prompt state (disk); the prompt is evaluated again."]
+    assert read_entry(path, key, prefix, 1 << 30) == state  # saved again, whole
 
 
 def test_the_answer_floor_decides_at_the_action_and_leaves_the_thought(embedded_model) -> None:

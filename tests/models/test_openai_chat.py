@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from _common import check_run, seed_turns
 from helpers import assert_streamed
 from jsonschema import Draft202012Validator
+from scenarios import check_run, seed_turns
 from tools import seed000, seed002
 
 from react_agent import Agent

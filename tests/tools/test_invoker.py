@@ -7,9 +7,10 @@ import datetime as dt
 import json
 import threading
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
+from pydantic import Field
 
 from react_agent import Toolbox, ToolCall, ToolResult
 from react_agent.tools._invoker import (
@@ -162,6 +163,22 @@ def test_unknown_tool_lists_tools_and_suggests(toolbox: Toolbox) -> None:
     assert result.observation.startswith("Error: there is no tool named 'get_wether'")
     assert "did you mean 'get_weather'?" in result.observation
     assert "Available tools: " + ", ".join(toolbox.names) + "." in result.observation
+
+
+@pytest.mark.parametrize("written, meant, others", [
+    ("get_time", "get_current_time", ["convert_time"]),
+    ("search_file", "search_files", ["read_file", "list_files"]),
+    ("weather", "get_weather", ["get_news", "whether_open"]),
+])
+def test_an_unknown_tool_is_matched_on_the_words_of_its_name(
+    written: str, meant: str, others: list[str]
+) -> None:
+    """A name made of words is taken for the tool that shares most of them (seen: get_time
+    taken for convert_time by spelling alone, while get_current_time was meant)."""
+    tb = Toolbox()
+    for name in [*others, meant]:
+        tb.add(lambda: "x", name=name, description="A tool.")
+    assert f"did you mean {meant!r}?" in invoke(tb, call(written)).observation
 
 
 def test_unknown_tool_without_close_match(toolbox: Toolbox) -> None:
@@ -820,3 +837,375 @@ def test_arguments_sent_to_the_wrong_tool_name_the_tool_they_fit() -> None:
     assert fits_none.splitlines()[-1] == "Call find_invoice again with corrected args."
     partial = invoke(tb, call("find_person", amount=3)).observation  # convert also needs `to`
     assert partial.splitlines()[-1] == "Call find_person again with corrected args."
+
+
+# -- hostile results and exceptions (issue 30, defect 6) ---------------------------------------
+class ReprFails:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+class StrFails(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+class Boom(BaseException):
+    """Not an Exception: what a tool may still raise."""
+
+
+class Sly(str):
+    """A string whose methods raise: only its characters may be used."""
+
+    def strip(self, chars: Any = None) -> str:
+        raise RuntimeError("strip")
+
+    def __format__(self, spec: str) -> str:
+        raise RuntimeError("format")
+
+    def __len__(self) -> int:
+        raise RuntimeError("len")
+
+
+class NamelessMeta(type):
+    @property
+    def __name__(cls) -> str:  # type: ignore[override]
+        raise RuntimeError("no name")
+
+
+class Nameless(Exception, metaclass=NamelessMeta):
+    pass
+
+
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _raise(exc: BaseException) -> Any:
+    raise exc
+
+
+UNSHOWABLE_RESULTS = [
+    pytest.param(lambda: 10**5000, "(the tool returned an integer of about 5001 digits, too "
+                 "long to show)", id="int-past-the-digit-limit"),
+    pytest.param(ReprFails, "(the tool returned a ReprFails that cannot be shown as text: "
+                 "RuntimeError)", id="repr-raises"),
+    pytest.param(lambda: [1, ReprFails()], "(the tool returned a list that cannot be shown as "
+                 "text: RuntimeError)", id="repr-raises-inside"),
+    pytest.param(lambda: {"n": 10**5000}, "(the tool returned a dict that cannot be shown as "
+                 "text: ValueError)", id="json-and-repr-fail"),
+    pytest.param(lambda: _nested(5000), "(the tool returned a list that cannot be shown as text: "
+                 "RecursionError)", id="nested-too-deep"),
+    pytest.param(lambda: Sly("plain text"), "plain text", id="str-subclass"),
+]
+
+
+@pytest.mark.parametrize(("make", "expected"), UNSHOWABLE_RESULTS)
+@pytest.mark.parametrize("timeout", [None, 5.0], ids=["caller-thread", "worker-thread"])
+def test_a_result_that_cannot_be_shown_is_a_placeholder_naming_its_type(
+    make: Any, expected: str, timeout: float | None,
+) -> None:
+    tb = Toolbox()
+
+    def produce() -> Any:
+        """Return something awkward."""
+        return make()
+
+    tb.add(produce, timeout=timeout)
+    result = invoke(tb, call("produce"))
+    assert (result.ok, result.observation) == (True, expected)
+    assert type(result.observation) is str
+    assert format_result(make()) == expected
+
+
+UNSHOWABLE_ERRORS = [
+    pytest.param(StrFails, "Error: StrFails (its message cannot be shown: RuntimeError)",
+                 id="str-raises"),
+    pytest.param(lambda: Boom("bang"), "Error: Boom: bang", id="base-exception"),
+    pytest.param(GeneratorExit, "Error: GeneratorExit: ", id="generator-exit"),
+    pytest.param(lambda: SystemExit(3), "Error: SystemExit: 3", id="system-exit"),
+    pytest.param(lambda: ValueError(10**5000), "Error: ValueError (its message cannot be "
+                 "shown: ValueError)", id="message-past-the-digit-limit"),
+    pytest.param(lambda: ValueError(Sly("sly")), "Error: ValueError: sly", id="str-subclass"),
+    pytest.param(Nameless, "Error: Nameless: ", id="metaclass-name-raises"),
+]
+
+
+@pytest.mark.parametrize(("make", "expected"), UNSHOWABLE_ERRORS)
+@pytest.mark.parametrize("kind", ["caller-thread", "worker-thread", "async", "async-in-loop"])
+def test_whatever_a_tool_raises_but_ctrl_c_is_an_observation(
+    make: Any, expected: str, kind: str,
+) -> None:
+    tb = Toolbox()
+
+    def fail() -> str:
+        """Fail awkwardly."""
+        raise make()
+
+    async def afail() -> str:
+        """Fail awkwardly, asynchronously."""
+        raise make()
+
+    tb.add(afail if kind.startswith("async") else fail, name="fail",
+           timeout=5.0 if kind == "worker-thread" else None)
+    if kind == "async-in-loop":
+        (result,) = asyncio.run(ainvoke_all(tb, [call("fail")]))
+    else:
+        result = invoke(tb, call("fail"))
+    assert (result.ok, result.error, result.observation) == (False, "tool_error", expected)
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0], ids=["caller-thread", "worker-thread"])
+def test_an_agent_run_survives_unshowable_results_and_ends_on_ctrl_c(
+    timeout: float | None,
+) -> None:
+    from react_agent import Agent, ScriptedModel
+
+    tb = Toolbox()
+
+    def awkward(kind: str) -> Any:
+        """Return or raise something awkward."""
+        if kind == "interrupt":
+            raise KeyboardInterrupt
+        if kind in ("str", "boom"):
+            raise {"str": StrFails(), "boom": Boom()}[kind]
+        return {"int": 10**5000, "repr": ReprFails(), "deep": _nested(5000)}[kind]
+
+    tb.add(awkward, timeout=timeout)
+    done = json.dumps({"thought": "Done.", "action": {"final_answer": "ok"}})
+    for kind in ("int", "repr", "deep", "str", "boom"):
+        act = json.dumps({"thought": "Try.", "action": {"name": "awkward", "args": {"kind": kind}}})
+        result = Agent(ScriptedModel([act, done]), tb).run("Go.")
+        assert result.status == "final_answer", kind
+        assert len(result.steps[0].observations) == 1
+    act = json.dumps({"thought": "Try.", "action": {"name": "awkward",
+                                                    "args": {"kind": "interrupt"}}})
+    assert Agent(ScriptedModel([act, done]), tb).run("Go.").status == "interrupted"
+
+
+def test_an_async_tool_raising_timeout_error_itself_is_its_error_not_a_timeout() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    async def fetch() -> str:
+        """Fetch something (no timeout of its own)."""
+        raise TimeoutError("the server did not answer")
+
+    @tb.tool(timeout=5)
+    async def limited() -> str:
+        """Fetch with a timeout."""
+        raise TimeoutError("the server did not answer")
+
+    for name in ("fetch", "limited"):
+        result = invoke(tb, call(name))
+        assert (result.error, result.observation) == (
+            "tool_error", "Error: TimeoutError: the server did not answer")
+        (result,) = asyncio.run(ainvoke_all(tb, [call(name)]))
+        assert (result.error, result.observation) == (
+            "tool_error", "Error: TimeoutError: the server did not answer")
+
+
+def test_an_async_tool_exiting_does_not_stop_the_event_loop() -> None:
+    tb = Toolbox()
+
+    @tb.tool(timeout=5)
+    async def leave() -> str:
+        """Exits."""
+        raise SystemExit(2)
+
+    async def main() -> list[ToolResult]:
+        results = await ainvoke_all(tb, [call("leave"), call("leave")])
+        await asyncio.sleep(0)  # the loop still runs
+        return results
+
+    assert [r.observation for r in asyncio.run(main())] == ["Error: SystemExit: 2"] * 2
+
+
+def test_a_hostile_approver_declines() -> None:
+    tb = Toolbox()
+
+    @tb.tool(requires_approval=True)
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        return "deleted"
+
+    class NoTruth:
+        def __bool__(self) -> bool:
+            raise RuntimeError("no answer")
+
+    approvers: list[tuple[Any, str]] = [
+        (lambda tool, args: _raise(StrFails()),
+         "(StrFails (its message cannot be shown: RuntimeError))"),
+        (lambda tool, args: _raise(Boom("bang")), "(Boom: bang)"),
+    ]
+    for approver, why in approvers:
+        result = invoke(tb, call("delete_file", path="a"), approver=approver)
+        assert result.error == "declined"
+        assert result.observation == \
+            f"Error: delete_file was not run: asking for approval failed {why}."
+    for answer in (NoTruth(), "n", "no", 1, None):  # only True approves
+        result = invoke(tb, call("delete_file", path="a"), approver=lambda t, a, x=answer: x)
+        assert result.error == "declined" and "the user declined" in result.observation
+    with pytest.raises(KeyboardInterrupt):
+        invoke(tb, call("delete_file", path="a"),
+               approver=lambda tool, args: _raise(KeyboardInterrupt()))
+
+
+def test_every_observation_is_bounded_failures_included() -> None:
+    tb = Toolbox()
+
+    @tb.tool(requires_approval=True)
+    def send(text: str) -> str:
+        """Send a text."""
+        return "sent"
+
+    @tb.tool
+    def short(text: Annotated[str, Field(max_length=5)]) -> str:
+        """Take a short text."""
+        return text
+
+    @tb.tool
+    def fail(text: str) -> str:
+        """Fail with the text."""
+        raise ValueError(text)
+
+    huge = "x" * 100_000
+    cases = [
+        invoke(tb, call("send", text=huge), max_chars=200, approver=lambda tool, args: False),
+        invoke(tb, call("send", text=huge), max_chars=200,
+               approver=lambda tool, args: _raise(ValueError(huge))),
+        invoke(tb, call("short", text=huge), max_chars=200),
+        invoke(tb, call("fail", text=huge), max_chars=200),
+        invoke(tb, ToolCall("n" * 100_000, {}), max_chars=200),
+    ]
+    for result in cases:
+        assert not result.ok
+        assert len(result.observation) <= 200 + len("\n[... 999999 more characters cut; the "
+                                                     "result was too long]"), result.error
+
+
+def test_surrogates_in_a_result_become_text_any_encoding_can_write() -> None:
+    tb = Toolbox()
+
+    @tb.tool
+    def odd(which: str) -> Any:
+        """Return text with surrogates."""
+        return {"lone": "a\ud800b", "pair": "smile \ud83d\ude00", "list": ["\udfff"],
+                "long": "smile \ud83d\ude00!"}[which]
+
+    assert invoke(tb, call("odd", which="lone")).observation == "a\ufffdb"
+    assert invoke(tb, call("odd", which="pair")).observation == "smile \U0001f600"
+    assert invoke(tb, call("odd", which="list")).observation == '["\ufffd"]'
+    for which in ("lone", "pair", "list"):
+        invoke(tb, call("odd", which=which)).observation.encode("utf-8")
+    cut = invoke(tb, call("odd", which="long"), max_chars=7).observation
+    assert cut.startswith("smile \U0001f600\n[... 1 more")  # the pair is one character
+
+
+# -- hostile arguments (issue 30, defect 7) ----------------------------------------------------
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"n": "9" * 5000}, {"x": "1" * 5000}, {"x": "-" + "1" * 5000}, {"x": "1e999"},
+        {"x": "-1e999"}, {"x": "1" * 400 + ".5"}, {"x": "1e-999"}, {"x": "0." + "0" * 400 + "1"},
+        {"maybe": "9" * 5000}, {"ids": "[" + "9" * 5000 + "]"}, {"tags": "[" * 5000 + "]" * 5000},
+        {"opts": '{"depth": ' + "[" * 5000 + "]" * 5000 + "}"}, {"xs": "[1e999]"},
+        {"xs": "[NaN]"}, {"xs": "[-Infinity]"}, {"opts": '{"depth": 1e999}'},
+    ],
+    ids=lambda args: repr(args)[:40],
+)
+def test_clean_args_keeps_numbers_that_cannot_be_exact_or_finite_as_strings(
+    args: dict[str, Any],
+) -> None:
+    schema = {**COERCION_SCHEMA, "properties": {
+        **COERCION_SCHEMA["properties"], "xs": {"type": "array", "items": {"type": "number"}},
+    }}
+    got, _ = clean_args(schema, args)
+    key = next(iter(args))
+    assert got[key] == args[key] and type(got[key]) is str
+    assert check_args(schema, got), "validation must report it"
+
+
+def test_clean_args_converts_integers_exactly() -> None:
+    digits = "1" * 30
+    got, _ = clean_args(COERCION_SCHEMA, {"x": digits, "n": digits, "maybe": "-" + digits})
+    assert got == {"x": int(digits), "n": int(digits), "maybe": -int(digits), "mode": "fast"}
+    near_limit = "9" * 4300
+    assert clean_args(COERCION_SCHEMA, {"n": near_limit})[0]["n"] == int(near_limit)
+    # A whole float past 2**53 may not be the integer written: it is not turned into one.
+    assert type(clean_args(COERCION_SCHEMA, {"n": 1e300})[0]["n"]) is float
+    assert clean_args(COERCION_SCHEMA, {"n": 2.0**53})[0]["n"] == 2**53
+    assert clean_args(COERCION_SCHEMA, {"x": "0e5", "n": "0"})[0] == {"x": 0, "n": 0, "mode":
+                                                                     "fast"}
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (float("nan"), "x: NaN is not a finite number; send a plain number"),
+        (float("inf"), "x: Infinity is not a finite number; send a plain number"),
+        ([1.0, float("-inf")], "x.1: -Infinity is not a finite number; send a plain number"),
+        (10**5000, "x: an integer of more than 4300 digits is too long to use; send a shorter "
+         "number"),
+        (_nested(5000), "(args): nested more than 64 levels deep; send them flatter"),
+    ],
+    ids=["nan", "inf", "nested-inf", "huge-int", "too-deep"],
+)
+def test_values_no_argument_can_mean_are_refused_before_the_tool(
+    value: Any, problem: str,
+) -> None:
+    ran: list[Any] = []
+    tb = Toolbox()
+
+    @tb.tool
+    def take(x: Any) -> str:
+        """Take anything."""
+        ran.append(x)
+        return "taken"
+
+    @tb.tool
+    def halve(x: float) -> float:
+        """Half of x."""
+        ran.append(x)
+        return x / 2
+
+    for name in ("take", "halve"):
+        result = invoke(tb, call(name, x=value))
+        assert (result.ok, result.error) == (False, "invalid_args")
+        assert result.observation.splitlines() == [
+            f"Error: invalid arguments for {name}:", f"- {problem}",
+            f"Call {name} again with corrected args."]
+    assert ran == []
+
+
+def test_a_thread_that_cannot_be_started_is_an_observation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tb = Toolbox()
+
+    @tb.tool(timeout=5)
+    def limited() -> str:
+        """Runs in a worker thread."""
+        return "ran"
+
+    @tb.tool
+    def plain() -> str:
+        """Runs in a worker thread under asyncio."""
+        return "ran"
+
+    def no_thread(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    async def no_worker(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    monkeypatch.setattr(asyncio, "to_thread", no_worker)
+    expected = "Error: RuntimeError: can't start new thread"
+    assert invoke(tb, call("limited")).observation == expected
+    assert [r.observation for r in invoke_all(tb, [call("limited"), call("limited")])] == \
+        [expected] * 2
+    assert [r.observation for r in asyncio.run(ainvoke_all(tb, [call("plain")]))] == [expected]

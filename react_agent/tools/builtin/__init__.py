@@ -1,8 +1,10 @@
-"""The CLI's default toolbox: a safe calculator, the current date/time and read-only file tools.
+"""The built-in tools: the CLI's default toolbox (a safe calculator, the current date/time and
+read-only file tools) and the long-term memory tools.
 
-:func:`builtin_toolbox` builds it from :func:`~react_agent.tools.builtin._calculator.calculate`,
-:func:`~react_agent.tools.builtin._clock.current_datetime` and the methods of
-:class:`~react_agent.tools.builtin._files.FileTools` (confined to one root directory).
+:func:`builtin_toolbox` builds the default toolbox from :func:`calculate`,
+:func:`current_datetime` and the methods of :class:`FileTools` (confined to one root
+directory); :func:`memory_tools` gives ``remember``/``recall`` tools over a per-user store
+(:class:`MemoryStore`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from .._toolbox import Toolbox
 from ._calculator import calculate, evaluate
 from ._clock import current_datetime
 from ._files import FileTools
+from ._memory import MemoryStore, memory_tools
 
-__all__ = ["FileTools", "builtin_toolbox", "calculate", "current_datetime", "evaluate"]
+__all__ = ["FileTools", "MemoryStore", "builtin_toolbox", "calculate", "current_datetime",
+           "evaluate", "memory_tools"]
 
 
 def builtin_toolbox(root: str | os.PathLike[str] | None = None) -> Toolbox:

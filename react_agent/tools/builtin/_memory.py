@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,11 @@ from ..._persist import write_atomically
 from ...errors import ConfigError
 from .._toolbox import Toolbox
 
-_USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+_USER_ID = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
+"""A usable user id, matched with ``fullmatch`` (``$`` would let a final newline through)."""
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) \
+    | getattr(os, "O_BINARY", 0)
 
 
 class MemoryStore:
@@ -44,7 +49,7 @@ class MemoryStore:
     def __init__(
         self, user_id: str, root: str | os.PathLike[str] | None = None, lock_timeout: float = 10.0
     ) -> None:
-        if not _USER_ID.match(user_id):
+        if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id):
             raise ConfigError(
                 f"Memory user id {user_id!r} is not usable as a file name: use letters, digits "
                 "and _ . @ - (at most 64)."
@@ -57,19 +62,42 @@ class MemoryStore:
         """Every fact, oldest first: ``[{"fact": str, "time": ISO 8601 UTC}, ...]``.
 
         Raises:
-            ValueError: the file exists but is not a memory file (it is left untouched).
+            ValueError: the file exists but is not a memory file: not a regular file (a named
+                pipe, which would block the read, a device...), not JSON, or not the shape above
+                (it is left untouched).
         """
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = self._read()
         except FileNotFoundError:
             return []
-        except ValueError as exc:
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # not UTF-8 or JSON; nested too deep
             raise ValueError(f"the memory file {self.path} is damaged ({exc}); not changed") \
                 from exc
         facts = data.get("facts") if isinstance(data, dict) else None
         if not isinstance(facts, list):
             raise ValueError(f"the memory file {self.path} is not a memory file; not changed")
+        for i, fact in enumerate(facts):
+            if not (isinstance(fact, dict) and isinstance(fact.get("fact"), str)
+                    and isinstance(fact.get("time"), str)):
+                raise ValueError(f"the memory file {self.path} is damaged (fact {i} is not "
+                                 '{"fact": text, "time": text}); not changed')
         return facts
+
+    def _read(self) -> bytes:
+        """The memory file's bytes, read only if it is a regular file: checked before opening
+        (opening a device can act on it) and on the opened file, opened without blocking (a
+        named pipe put in its place meanwhile would wait for a writer)."""
+        if not stat.S_ISREG(os.stat(self.path).st_mode):
+            raise self._not_regular()
+        with os.fdopen(os.open(self.path, _READ_FLAGS), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise self._not_regular()
+            return f.read()
+
+    def _not_regular(self) -> ValueError:
+        return ValueError(f"the memory file {self.path} is not a regular file; not changed")
 
     def remember(self, fact: str) -> str:
         """Store ``fact`` for later conversations. Returns a confirmation for the model.

@@ -3,14 +3,21 @@ react_agent.tools.builtin._files); the calculator and the clock have their own t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import socket
+import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from react_agent.tools._invoker import invoke
 from react_agent.tools._toolbox import Toolbox
+from react_agent.tools.builtin import _files as files_module
 from react_agent.tools.builtin import builtin_toolbox
 from react_agent.tools.builtin._files import FileTools
 from react_agent.types import ToolCall
@@ -412,3 +419,175 @@ def test_file_info_binary_and_confinement(tmp_path: Path) -> None:
     assert tools["file_info"].func("b.bin").startswith("b.bin: binary file, 3 bytes")
     with pytest.raises(PermissionError):
         tools["file_info"].func("../outside.txt")
+
+
+# -- only regular files are opened (issue 30, defect 9) ----------------------------------------
+def _finishes(work: Callable[[], object], seconds: float = 20.0) -> object:
+    """``work()``'s result or exception, failing the test if it has not finished in time (it
+    runs in a daemon thread, so a blocked call cannot hang the test session)."""
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:
+            box["value"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds} s"
+    return box["value"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("tool", ["read_file", "file_info", "list_directory"])
+def test_no_file_tool_opens_a_named_pipe(tools: Toolbox, root: Path, tool: str) -> None:
+    pipe = root / "pipe"
+    os.mkfifo(pipe)
+    try:
+        outcome = _finishes(lambda: run(tools, tool, path="pipe"))
+    finally:  # a reader blocked in open() (before the fix) is released by a writer
+        with contextlib.suppress(OSError):
+            os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+    assert isinstance(outcome, ValueError)
+    expected = "is not a directory (a named pipe)" if tool == "list_directory" else \
+        "is not a regular file (a named pipe)"
+    assert expected in str(outcome)
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
+def test_no_file_tool_opens_a_socket(tmp_path: Path) -> None:
+    base = Path(tempfile.mkdtemp(prefix="s", dir="/tmp" if os.path.isdir("/tmp") else None))
+    try:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(base / "sock"))
+        tools = builtin_toolbox(base)
+        for tool in ("read_file", "file_info"):
+            with pytest.raises(ValueError, match=r"'sock' is not a regular file \(a socket\)"):
+                run(tools, tool, path="sock")
+        assert run(tools, "search_files", pattern="x").startswith("No matches")
+        server.close()
+    finally:
+        shutil.rmtree(base)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_no_file_tool_opens_a_device() -> None:
+    tools = FileTools("/dev")
+    with pytest.raises(ValueError, match=r"'null' is not a regular file \(a device\)"):
+        tools.file_info("null")
+    with pytest.raises(ValueError, match=r"'null' is not a regular file \(a device\)"):
+        tools.read_file("null")
+
+
+def test_file_info_counts_lines_in_a_bounded_head_of_a_huge_sparse_file(tmp_path: Path) -> None:
+    sparse = tmp_path / "sparse.log"
+    with sparse.open("wb") as f:
+        f.write(b"a line of text\n" * 1000)
+    try:
+        os.truncate(sparse, 1 << 40)  # 1 TB, nearly all of it a hole: reading it all takes hours
+    except (OSError, OverflowError):
+        pytest.skip("the file system cannot hold a 1 TB sparse file")
+    try:
+        outcome = _finishes(lambda: FileTools(tmp_path).file_info("sparse.log"))
+    finally:
+        sparse.unlink()  # no 1 TB file is left behind in the kept temporary folders
+    assert isinstance(outcome, str), outcome
+    assert outcome.startswith("sparse.log: at least 1001 lines (counted in the first 10 MB), "
+                              f"{1 << 40} bytes, last changed ")
+
+
+def test_file_info_of_a_file_whose_time_is_no_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "f.txt").write_text("x\n", encoding="utf-8")
+    real = os.fstat
+
+    def far_future(fd: int) -> os.stat_result:  # file systems clamp such times when set
+        status = real(fd)
+        return os.stat_result((*status[:8], 2**62, status[9]))
+
+    monkeypatch.setattr(files_module.os, "fstat", far_future)
+    assert FileTools(tmp_path).file_info("f.txt") == (
+        "f.txt: 1 lines, 2 bytes, last changed at an unknown time (the file's time is out of "
+        "range)")
+
+
+# -- a folder swapped for a link between the check and the open (issue 30, defect 12) ---------
+@pytest.fixture
+def swap(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[], FileTools]:
+    """``swap()``: file tools whose next path check is followed by ``docs`` being replaced with
+    a link to a folder outside the root holding a ``guide.txt`` of secrets (``docs`` is put back
+    first): the race of a folder swapped after the check, made certain."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "guide.txt").write_text("TOP SECRET hello\n", encoding="utf-8")
+    (outside / "secret-name.txt").write_text("x", encoding="utf-8")
+    docs, moved = root / "docs", root / "docs.moved"
+    armed: list[bool] = []
+    check = FileTools._resolve
+
+    def check_then_swap(self: FileTools, path: str) -> Path:
+        resolved = check(self, path)
+        if armed:
+            armed.clear()
+            docs.rename(moved)
+            docs.symlink_to(outside, target_is_directory=True)
+        return resolved
+
+    def arm() -> FileTools:
+        if docs.is_symlink():
+            docs.unlink()
+            moved.rename(docs)
+        armed.append(True)
+        return FileTools(root)
+
+    monkeypatch.setattr(FileTools, "_resolve", check_then_swap)
+    return arm
+
+
+def test_a_folder_swapped_for_a_link_after_the_check_is_not_read(
+    swap: Callable[[], FileTools],
+) -> None:
+    for tool in ("read_file", "file_info"):
+        with pytest.raises(PermissionError, match=r"'docs/guide\.txt' changed while it was being "
+                           r"opened .* it was not read\. Call the tool again\."):
+            getattr(swap(), tool)("docs/guide.txt")
+    with pytest.raises(PermissionError, match="'docs' changed while it was being opened"):
+        swap().list_directory("docs")
+    found = swap().search_files("hello", path="docs")
+    assert found.startswith("No matches"), found
+
+
+def test_without_opening_folder_by_folder_the_swap_is_caught_after_opening(
+    swap: Callable[[], FileTools], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files_module, "_WALKS", False)  # as on Windows
+    for tool in ("read_file", "file_info"):
+        with pytest.raises(PermissionError, match="changed while it was being opened"):
+            getattr(swap(), tool)("docs/guide.txt")
+    assert swap().search_files("hello", path="docs").startswith("No matches")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_file_swapped_for_a_pipe_after_its_kind_was_checked_is_not_read(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check = files_module._check_kind
+
+    def check_then_swap(status: os.stat_result, name: str, directory: bool) -> None:
+        check(status, name, directory)
+        (root / "README.md").unlink()
+        os.mkfifo(root / "README.md")
+
+    monkeypatch.setattr(files_module, "_check_kind", check_then_swap)
+    try:
+        outcome = _finishes(lambda: FileTools(root).read_file("README.md"))
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(os.open(root / "README.md", os.O_WRONLY | os.O_NONBLOCK))
+    assert isinstance(outcome, PermissionError), outcome
+    assert "'README.md' changed while it was being opened" in str(outcome)

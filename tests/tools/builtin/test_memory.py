@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -42,7 +44,9 @@ def test_facts_outlive_the_store_and_are_per_user(tmp_path: Path) -> None:
     assert data["user_id"] == "alice" and data["facts"][0]["fact"] == "Alice likes tea."
 
 
-@pytest.mark.parametrize("user_id", ["../etc", "a/b", "", "x" * 65, "名字"])
+@pytest.mark.parametrize(
+    "user_id", ["../etc", "a/b", "", "x" * 65, "名字", "alice\n", "alice\n\n", "\nalice"]
+)
 def test_user_ids_that_are_not_file_names(tmp_path: Path, user_id: str) -> None:
     with pytest.raises(ConfigError, match="not usable as a file name"):
         MemoryStore(user_id, tmp_path)
@@ -116,3 +120,43 @@ def test_data_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.delenv("REACT_AGENT_DATA")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
     assert data_dir() == tmp_path / "x" / "react-agent"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_in_place_of_the_memory_file_is_refused_not_waited_on(
+    tmp_path: Path,
+) -> None:
+    os.mkfifo(tmp_path / "alice.json")
+    tools = memory_tools("alice", tmp_path)
+    results: list[str] = []
+    worker = threading.Thread(target=lambda: results.extend(
+        invoke(tools, ToolCall(name, args)).observation
+        for name, args in (("recall", {}), ("remember", {"fact": "x"}))
+    ), daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():  # before the fix: blocked in open(); a writer releases it
+        os.close(os.open(tmp_path / "alice.json", os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("the memory tools waited on a named pipe")
+    assert results == [f"Error: ValueError: the memory file {tmp_path / 'alice.json'} is not a "
+                       "regular file; not changed"] * 2
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"facts": ["a string"]}', '{"facts": [{"fact": 3, "time": "2024"}]}',
+     '{"facts": [{"fact": "x"}]}', "[" * 100_000 + "]" * 100_000],
+    ids=["not-an-object", "fact-not-text", "no-time", "nested-too-deep"],
+)
+def test_a_memory_file_of_another_shape_is_reported_and_left_alone(
+    tmp_path: Path, content: str,
+) -> None:
+    (tmp_path / "alice.json").write_text(content, encoding="utf-8")
+    tools = memory_tools("alice", tmp_path)
+    for name, args in (("recall", {"query": "x"}), ("remember", {"fact": "y"})):
+        result = invoke(tools, ToolCall(name, args))
+        assert result.error == "tool_error"
+        assert result.observation.startswith(
+            f"Error: ValueError: the memory file {tmp_path / 'alice.json'} is ")
+        assert result.observation.endswith("; not changed")
+    assert (tmp_path / "alice.json").read_text(encoding="utf-8") == content

@@ -3,7 +3,7 @@
 Each seed gets its own Toolbox (names, descriptions and JSON Schemas as in
 ``tests/data/seed_scenarios.json``)::
 
-    react-agent run --tools examples/tools.py:seed003 "查一下北京今天的天气"
+    react-agent run --tools tests/data/seeds/tools.py:seed003 "查一下北京今天的天气"
 
 Every string a tool returns is the seed's, byte for byte: the scenario checks compare them exactly.
 """

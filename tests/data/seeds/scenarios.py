@@ -1,6 +1,9 @@
-"""Shared code of the seed examples: the scenario file, its checks, model choice and printing.
+"""The seed acceptance scenarios (``tests/data/seed_scenarios.json``): their turns, the
+reference trajectories as a scripted model, and the checks of a run.
 
-The checks follow ``tests/data/seed_scenarios.json`` ("how_to_use"):
+The scenarios come from four tutorials' fixtures (seeds 000, 002, 003 and 004); their tools are
+in ``tools.py`` next to this file, and ``run.py`` runs a seed from the command line. The checks
+follow the scenario file ("how_to_use"):
 
 - :func:`check_run` is the real-model tier: every required call happened (arguments matched by
   the ``args_match`` rules), ``call_order`` holds, no forbidden tool was called, and the final
@@ -13,29 +16,16 @@ Both return a list of problems in words; an empty list is a pass.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
-import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from react_agent import (
-    Agent,
-    ChatModel,
-    ConfigError,
-    RunResult,
-    ScriptedModel,
-    Toolbox,
-)
-from react_agent.harness._checks import check_run
-from react_agent.harness._display import Printer
-from react_agent.models import LlamaCppModel, OpenAIChatModel
-from react_agent.policies import default_policies
+from react_agent import RunResult, ScriptedModel
+from react_agent.harness import check_run
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "tests" / "data" / "seed_scenarios.json"
+SCENARIOS = Path(__file__).resolve().parent.parent / "seed_scenarios.json"
 Spec = dict[str, Any]
 
 
@@ -126,71 +116,3 @@ def check_replay(result: RunResult, spec: Spec) -> list[str]:
                 f"reference {reference_observations(ref)}"
             )
     return problems + check_run(result, spec)
-
-
-# -- running a seed from the command line ---------------------------------------------------------
-def parse_args(description: str | None, argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "--scripted", action="store_true",
-        help="replay the reference trajectories with ScriptedModel (fast, no model needed)",
-    )
-    parser.add_argument("--base-url", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
-    parser.add_argument("--model", help="the model name on that server (with --base-url)")
-    args = parser.parse_args(argv)
-    if args.scripted and args.base_url:
-        parser.error("--scripted and --base-url exclude each other")
-    if args.model and not args.base_url:
-        parser.error("--model needs --base-url")
-    return args
-
-
-def make_model(args: argparse.Namespace) -> ChatModel:
-    """The embedded model by default, or a model on an OpenAI-compatible server."""
-    if args.base_url:
-        return OpenAIChatModel(model=args.model, base_url=args.base_url)
-    return LlamaCppModel()
-
-
-def run_task(turns: list[Turn], toolbox: Toolbox, model: ChatModel, scripted: bool) -> list[bool]:
-    """Run the turns of one task as one conversation, printing the thought chain and checks."""
-    policies = default_policies(off=["review"] if scripted else [])  # references: no review
-    agent = Agent(model, toolbox, max_steps=seed_max_steps(turns[0].seed), callbacks=[Printer()],
-                  policies=policies)
-    chat = agent.chat()
-    passed = []
-    for turn in turns:
-        print(f"\n=== {turn.label} ===")
-        result = chat.ask(turn.spec["user"])
-        problems = check_replay(result, turn.spec) if scripted else check_run(result, turn.spec)
-        tier = "scripted" if scripted else "real-model"
-        print(f"Checks ({tier} tier): {'FAIL' if problems else 'PASS'}")
-        for problem in problems:
-            print(f"  - {problem}")
-        passed.append(not problems)
-    return passed
-
-
-def main(seed: str, toolbox: Toolbox, description: str | None = None) -> int:
-    """Run every task of ``seed`` (the turns of a task as one conversation); exit code 0 when
-    all turns pass, 1 when some fail, 2 on setup errors."""
-    args = parse_args(description)
-    tasks: dict[str, list[Turn]] = {}
-    for turn in seed_turns(seed):
-        tasks.setdefault(turn.task_id, []).append(turn)
-    try:
-        model = None if args.scripted else make_model(args)
-        passed = [
-            ok
-            for turns in tasks.values()
-            for ok in run_task(
-                turns, toolbox, model or scripted_model(*(t.spec for t in turns)), args.scripted
-            )
-        ]
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"\n{sum(passed)}/{len(passed)} turns passed")
-    return 0 if all(passed) else 1

@@ -1,0 +1,74 @@
+"""Fuzzing what tools give back, for longer than the test suite does: the property of
+``tests/tools/test_invoker_fuzz.py`` over many more examples.
+
+    python benchmarks/fuzz_tools.py [--examples 5000] [--seed 0]
+
+Each example is a tool that returns an awkward value (huge integers, floats that are not finite,
+bytes, sets, objects whose ``repr`` or ``str`` raises, lists nested thousands deep, text with
+lone surrogates and control characters) or raises an awkward exception (its ``str`` raises, a
+``BaseException`` subclass, a huge message), run in the caller's thread, in a worker thread (a
+timeout), as an ``async def`` tool, or under ``Agent.arun``. Property: ``Agent.run`` returns a
+``RunResult`` with one observation for the call, of at most ``max_observation_chars`` plus the
+cut marker, that UTF-8 can write. Printed: examples run (per way the tool ran), failures (must
+be 0) with the first five, and examples per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "tools"))
+import test_invoker_fuzz as fuzz  # the strategies and the property
+
+
+def described(outcome: tuple[str, Any]) -> str:
+    """The example in a few words (its ``repr`` may be what fails)."""
+    how, value = outcome
+    return f"{'returns' if how == 'ok' else 'raises'} a {type(value).__name__}"
+
+
+def explore(examples: int, seed_value: int) -> tuple[Counter[str], list[str]]:
+    ran: Counter[str] = Counter()
+    failures: list[str] = []
+
+    @seed(seed_value)
+    @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(fuzz.KINDS), fuzz.outcomes)
+    def one(kind: str, outcome: tuple[str, Any]) -> None:
+        ran[kind] += 1
+        problem = fuzz.run_once(kind, *outcome)
+        if problem is not None:
+            failures.append(f"{kind}, tool {described(outcome)}: {problem}")
+
+    one()
+    return ran, failures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    ran, failures = explore(args.examples, args.seed)
+    seconds = time.perf_counter() - started
+    total = sum(ran.values())
+    print(f"{total:,} examples (seed {args.seed}): {len(failures)} failures, "
+          f"{total / seconds:,.0f} examples/s ({seconds:.1f} s)")
+    for kind in fuzz.KINDS:
+        print(f"  {kind:<16}{ran[kind]:>8,}")
+    for failure in failures[:5]:
+        print(f"FAILURE: {failure}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,584 @@
+"""A saved prompt state for the embedded model: the system prompt is evaluated once, then restored.
+
+Every run starts by evaluating its system prompt (about 1,000 tokens with the built-in tools,
+~10 s on 2 cores) before the model writes a token. This module keeps llama.cpp's state (the KV
+cache of sequence 0) for that *prefix* in memory for the life of the model and on disk in
+``<cache dir>/prompt-cache/``, so that a reset before a task, a new run, a new process or a new
+chat restores it in milliseconds instead.
+
+**Canonical evaluation order.** llama.cpp evaluates a prompt in batches of ``n_batch`` tokens
+from where its cache ends, and a different split changes the logits by rounding, so a greedy
+reply can differ. To make a restored run reply exactly as a fresh one, every prompt that starts
+with a known prefix is evaluated the same way: the prefix alone from position 0 (in
+``n_batch`` batches), then the rest from the end of the prefix. :class:`CanonicalStart` wraps
+the ``Llama`` object's ``generate`` so that, before a prompt is evaluated, the context holds
+exactly its prefix: evaluated now (and saved) or restored from memory or disk; llama-cpp-python's
+own longest-common-prefix logic then evaluates only the rest. Within a run (no reset in
+between), a prompt that extends the previous one keeps reusing the context as before.
+
+**The prefix** is the part of the chat template's rendering that the leading system messages
+decide: the template is rendered with them and two different user messages, and the common
+token prefix is cut after its last control token (``<|im_start|>`` for Qwen), so whatever
+follows cannot change its tokenisation. It is used only when the real prompt's tokens start
+with it.
+
+**The key** of a saved state (:func:`state_key`) names everything that changes it: the model
+file, llama-cpp-python's version and llama.cpp build, the CPU, the context parameters (context
+size, batch sizes, threads, KV types), whether llama.cpp's extra buffer types are used (the CPU
+probe's verdict) and the exact prefix tokens.
+
+**Files** (``<key>.kv``) hold a header (magic, format version, key, token count, state size,
+SHA-256 of all of it), the prefix tokens and the state. They are written atomically (temporary
+file, ``os.replace``) and verified before use: a truncated, corrupt, foreign or mismatched file
+gives a warning on the ``react_agent`` logger and a fresh evaluation, never a wrong reply; a
+full disk gives a warning. The folder is capped (least recently used files removed first).
+
+Settings: ``LlamaCppModel(prompt_cache=False)`` turns it off; the disk cap is
+``$REACT_AGENT_PROMPT_CACHE_MB`` megabytes (default 512; 0 = nothing on disk, the state is then
+kept in memory only); ``$REACT_AGENT_PROMPT_CACHE_DIR`` moves the folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import hashlib
+import json
+import logging
+import os
+import re
+import struct
+import tempfile
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .._paths import cache_dir
+from ..errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+SIZE_ENV_VAR = "REACT_AGENT_PROMPT_CACHE_MB"
+DIR_ENV_VAR = "REACT_AGENT_PROMPT_CACHE_DIR"
+DEFAULT_DISK_MB = 512.0
+MEMORY_ENTRIES = 4  # prefixes kept in memory per model (a run uses one or two)
+FORMAT_VERSION = 1
+MAGIC = b"RAKVSTAT"
+SUFFIX = ".kv"
+HEADER = struct.Struct("<8sHH32sIQ32s")  # magic, version, 0, key, n_tokens, state size, digest
+STALE_TMP_SECONDS = 3600.0  # a temporary file this old was left by a writer that died
+
+Tokens = tuple[int, ...]
+_NAME = re.compile(r"^[0-9a-f]{64}\.kv$")
+_TMP = re.compile(r"^\.[0-9a-f]{64}\.kv\..*\.tmp$")  # write_entry's temporary files
+
+
+class BadEntry(ValueError):
+    """A cache file that cannot be used (the message says why)."""
+
+
+def cache_folder(folder: str | os.PathLike[str] | None = None) -> Path:
+    """Where saved prompt states live: ``folder``, else ``$REACT_AGENT_PROMPT_CACHE_DIR``, else
+    ``<cache dir>/prompt-cache`` (see :func:`react_agent._paths.cache_dir`)."""
+    if folder is not None:
+        return Path(folder)
+    if os.environ.get(DIR_ENV_VAR):
+        return Path(os.environ[DIR_ENV_VAR])
+    return cache_dir() / "prompt-cache"
+
+
+def disk_cap(megabytes: float | None = None) -> int:
+    """The disk cap in bytes: ``megabytes``, else ``$REACT_AGENT_PROMPT_CACHE_MB``, else 512 MB.
+
+    Raises:
+        ConfigError: the value is not a number >= 0.
+    """
+    source = "prompt_cache_mb"
+    value: object = megabytes
+    if value is None and os.environ.get(SIZE_ENV_VAR, "").strip():
+        source, value = SIZE_ENV_VAR, os.environ[SIZE_ENV_VAR].strip()
+    if value is None:
+        value = DEFAULT_DISK_MB
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = -1.0
+    if not number >= 0 or number == float("inf"):  # also NaN
+        raise ConfigError(f"{source}={value!r} is not understood: give the prompt cache's size "
+                          "on disk in megabytes (0 = keep it in memory only).")
+    return int(number * 1024 * 1024)
+
+
+# ---------------------------------------------------------------------------------------------
+# The key
+
+
+def model_fingerprint(path: Path) -> str:
+    """What identifies the model file's content, without reading 1 GB: the verified SHA-256 of
+    the bundled model, else the size and a SHA-256 of the first and last 4 MiB (the GGUF header
+    with its metadata and tokenizer, and the last tensors' data)."""
+    from ._weights import DEFAULT_MODEL_FILE, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE, is_verified
+
+    if path.name == DEFAULT_MODEL_FILE and is_verified(path, DEFAULT_MODEL_SHA256,
+                                                       DEFAULT_MODEL_SIZE):
+        return f"sha256:{DEFAULT_MODEL_SHA256}"
+    chunk = 4 << 20
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        digest.update(f.read(chunk))
+        if size > chunk:
+            f.seek(max(chunk, size - chunk))
+            digest.update(f.read(chunk))
+    return f"size:{size}:ends:{digest.hexdigest()}"
+
+
+def build_description(llama: Any, extra_buffer_types: bool | None) -> dict[str, Any]:
+    """Everything about this llama.cpp build, machine and context that changes a saved state,
+    except the prefix tokens (see :func:`state_key`)."""
+    import llama_cpp
+
+    from ._cpu_probe import _cpu_description, _library_fingerprint
+
+    params = llama.context_params
+    return {
+        "format": FORMAT_VERSION,
+        "model": model_fingerprint(Path(llama.model_path)),
+        "llama-cpp-python": getattr(llama_cpp, "__version__", "?"),
+        "system": llama_cpp.llama_print_system_info().decode("utf-8", "replace"),
+        "build": _library_fingerprint(),
+        "cpu": _cpu_description(),
+        "extra_buffer_types": extra_buffer_types,
+        "context": {name: _plain(getattr(params, name, None)) for name in (
+            "n_ctx", "n_batch", "n_ubatch", "n_seq_max", "n_threads", "n_threads_batch",
+            "type_k", "type_v", "flash_attn_type", "swa_full", "kv_unified", "offload_kqv",
+            "rope_freq_base", "rope_freq_scale", "yarn_ext_factor")},
+        "llama_n_batch": llama.n_batch,
+    }
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (int, float, str, bool, type(None))) else repr(value)
+
+
+def state_key(description: dict[str, Any], tokens: Sequence[int]) -> bytes:
+    """The 32-byte key of the state after ``tokens`` under ``description``."""
+    digest = hashlib.sha256(json.dumps(description, sort_keys=True).encode())
+    digest.update(_pack_tokens(tokens))
+    return digest.digest()
+
+
+def _pack_tokens(tokens: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(tokens)}i", *tokens)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+
+def write_entry(path: Path, key: bytes, tokens: Sequence[int], state: bytes) -> None:
+    """Write one saved state to ``path`` atomically (temporary file, flushed, ``os.replace``).
+
+    Raises:
+        OSError: the folder is not writable or the disk is full; ``path`` is then unchanged.
+    """
+    packed = _pack_tokens(tokens)
+    fields = (MAGIC, FORMAT_VERSION, 0, key, len(tokens), len(state))
+    digest = _digest(HEADER.pack(*fields, b"\0" * 32), packed, state)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        try:
+            for part in (HEADER.pack(*fields, digest), packed, state):
+                _write_all(fd, part)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:  # pragma: no cover - os.write raises instead
+            raise OSError(errno.EIO, "nothing written")
+        view = view[written:]
+
+
+def _digest(header: bytes, packed: bytes, state: bytes) -> bytes:
+    digest = hashlib.sha256(header)
+    digest.update(packed)
+    digest.update(state)
+    return digest.digest()
+
+
+def read_entry(path: Path, key: bytes, tokens: Sequence[int], max_state: int) -> bytes:
+    """The state saved in ``path`` for ``key`` and ``tokens``, verified: header, sizes (the
+    file must be exactly as long as its header says, the state at most ``max_state`` bytes),
+    key, tokens and SHA-256. Reads at most the expected number of bytes.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        BadEntry: the file is truncated, corrupt, foreign or for another key or prefix.
+        OSError: it cannot be read.
+    """
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        raw = f.read(HEADER.size)
+        if len(raw) < HEADER.size:
+            raise BadEntry(f"{size} bytes, shorter than a header")
+        magic, version, _, found_key, n_tokens, n_state, digest = HEADER.unpack(raw)
+        if magic != MAGIC:
+            raise BadEntry("not a react-agent prompt state")
+        if version != FORMAT_VERSION:
+            raise BadEntry(f"format version {version}, expected {FORMAT_VERSION}")
+        if found_key != key:
+            raise BadEntry("saved for another model, build, configuration or prompt")
+        if n_tokens != len(tokens):
+            raise BadEntry(f"{n_tokens} tokens, expected {len(tokens)}")
+        if n_state == 0:
+            raise BadEntry("an empty state")
+        if n_state > max_state:
+            raise BadEntry(f"a state of {n_state} bytes, over the limit of {max_state}")
+        expected = HEADER.size + 4 * n_tokens + n_state
+        if size != expected:
+            raise BadEntry(f"{size} bytes, expected {expected} (truncated or extended)")
+        packed = f.read(4 * n_tokens)
+        state = f.read(n_state)
+    if len(packed) != 4 * n_tokens or len(state) != n_state:
+        raise BadEntry("shorter than its header says")
+    if packed != _pack_tokens(tokens):
+        raise BadEntry("saved for other prefix tokens")
+    header = HEADER.pack(MAGIC, version, 0, found_key, n_tokens, n_state, b"\0" * 32)
+    if _digest(header, packed, state) != digest:
+        raise BadEntry("its checksum does not match (corrupt)")
+    return state
+
+
+class PromptStateCache:
+    """Saved states: the last few in memory, and files in ``folder`` up to ``cap`` bytes
+    (``cap`` 0: memory only); least recently used files are removed first."""
+
+    def __init__(self, folder: Path, cap: int, memory_entries: int = MEMORY_ENTRIES) -> None:
+        self.folder, self.cap, self.memory_entries = folder, cap, memory_entries
+        self._memory: OrderedDict[bytes, tuple[Tokens, bytes]] = OrderedDict()
+        self._warned: set[str] = set()
+
+    def path(self, key: bytes) -> Path:
+        return self.folder / (key.hex() + SUFFIX)
+
+    def get(self, key: bytes, tokens: Sequence[int]) -> tuple[bytes, str] | None:
+        """``(state, "memory" | "disk")`` for ``key`` and ``tokens``, or ``None``. A file that
+        cannot be used is reported (a warning) and ignored."""
+        found = self._memory.get(key)
+        if found is not None and found[0] == tuple(tokens):
+            self._memory.move_to_end(key)
+            return found[1], "memory"
+        if self.cap <= 0:
+            return None
+        path = self.path(key)
+        try:
+            state = read_entry(path, key, tokens, self.cap)
+        except FileNotFoundError:
+            return None
+        except BadEntry as exc:
+            log.warning("Ignoring the saved prompt state %s: %s; the prompt is evaluated again.",
+                        path, exc)
+            return None
+        except OSError as exc:
+            log.warning("Cannot read the saved prompt state %s (%s); the prompt is evaluated "
+                        "again.", path, exc.strerror or exc)
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # least recently used = oldest modification time
+        self.remember(key, tokens, state)
+        return state, "disk"
+
+    def remember(self, key: bytes, tokens: Sequence[int], state: bytes) -> None:
+        """Keep a state in memory (the oldest is forgotten beyond ``memory_entries``)."""
+        self._memory[key] = (tuple(tokens), state)
+        self._memory.move_to_end(key)
+        while len(self._memory) > self.memory_entries:
+            self._memory.popitem(last=False)
+
+    def put(self, key: bytes, tokens: Sequence[int], state: bytes) -> None:
+        """Keep a state in memory and on disk (when it fits the cap), then trim the folder to
+        the cap. A failed write (a full disk, a read-only folder) is a warning, once."""
+        self.remember(key, tokens, state)
+        size = HEADER.size + 4 * len(tokens) + len(state)
+        if size > self.cap:
+            if self.cap > 0:
+                log.debug("A prompt state of %d bytes is over the cache's cap (%d bytes): kept "
+                          "in memory only.", size, self.cap)
+            return
+        try:
+            write_entry(self.path(key), key, tokens, state)
+        except OSError as exc:
+            self._warn_once(
+                "write", "Cannot save the prompt state in %s (%s); it is kept in memory only, "
+                "and a new process evaluates the system prompt again.", self.folder,
+                exc.strerror or exc)
+            return
+        self.trim()
+
+    def trim(self) -> None:
+        """Remove the least recently used files until the folder holds at most ``cap`` bytes,
+        and temporary files left by writers that died."""
+        files = []
+        now = time.time()
+        for path in self._entries():
+            try:
+                stat = path.stat()
+            except OSError:  # removed by another process meanwhile
+                continue
+            if path.name.endswith(".tmp"):
+                if now - stat.st_mtime > STALE_TMP_SECONDS:
+                    with contextlib.suppress(OSError):
+                        path.unlink(missing_ok=True)
+                continue
+            files.append((stat.st_mtime_ns, path.name, stat.st_size, path))
+        total = sum(size for _, _, size, _ in files)
+        for _, _, size, path in sorted(files):
+            if total <= self.cap:
+                break
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:
+                self._warn_once("trim", "Cannot remove %s from the prompt cache (%s).", path,
+                                exc.strerror or exc)
+                return
+            total -= size
+
+    def _entries(self) -> Iterator[Path]:
+        try:
+            children = list(self.folder.iterdir())
+        except OSError:
+            return
+        for path in children:
+            if _NAME.match(path.name) or _TMP.match(path.name):
+                yield path
+
+    def _warn_once(self, what: str, message: str, *args: object) -> None:
+        if what not in self._warned:
+            self._warned.add(what)
+            log.warning(message, *args)
+
+
+# ---------------------------------------------------------------------------------------------
+# llama.cpp
+
+
+def save_state(llama: Any) -> bytes | None:
+    """The state of sequence 0 of ``llama``'s context (its KV cache), or ``None``."""
+    import llama_cpp
+
+    ctx = llama.ctx
+    size = int(llama_cpp.llama_state_seq_get_size(ctx, 0))
+    if size <= 0:
+        return None
+    buffer = (ctypes.c_uint8 * size)()
+    written = int(llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0))
+    if written <= 0 or written > size:
+        return None
+    return bytes(memoryview(buffer).cast("B")[:written])
+
+
+def clear(llama: Any) -> None:
+    """Empty ``llama``'s context as a new one is: no tokens, the KV cache cleared."""
+    import llama_cpp
+
+    llama.reset()
+    memory = llama_cpp.llama_get_memory(llama.ctx)
+    if memory is not None:
+        llama_cpp.llama_memory_clear(memory, True)
+
+
+def restore_state(llama: Any, tokens: Sequence[int], state: bytes) -> bool:
+    """Put ``llama``'s context in the saved ``state`` of ``tokens`` (from :func:`save_state`).
+    ``False`` (and an empty context) when llama.cpp refuses it."""
+    import llama_cpp
+
+    clear(llama)
+    if not state:
+        return False
+    buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+    if int(llama_cpp.llama_state_seq_set_data(llama.ctx, buffer, len(state), 0)) != len(state):
+        clear(llama)
+        return False
+    llama.input_ids[: len(tokens)] = tokens
+    llama.n_tokens = len(tokens)
+    llama._requires_eval = True  # the logits are not restored: generate decodes before sampling
+    return True
+
+
+def evaluate(llama: Any, tokens: Sequence[int]) -> None:
+    """Evaluate ``tokens`` in an empty context, from position 0."""
+    clear(llama)
+    llama.eval(list(tokens))
+
+
+class PrefixFinder:
+    """The prefix of the prompt that the leading system messages decide, in tokens (see the
+    module's docstring). ``None`` when the model has no chat template or the rendering fails."""
+
+    PROBES = ("A", "B")
+
+    def __init__(self, llama: Any) -> None:
+        self._llama = llama
+        self._memo: OrderedDict[str, Tokens | None] = OrderedDict()
+        self._formatter: Any = None
+        template = (getattr(llama, "metadata", None) or {}).get("tokenizer.chat_template")
+        if template and llama.chat_handler is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            eos, bos = llama.token_eos(), llama.token_bos()
+            text = llama._model.token_get_text
+            try:
+                self._formatter = Jinja2ChatFormatter(
+                    template=template, eos_token=text(eos) if eos != -1 else "",
+                    bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
+            except Exception as exc:  # a template jinja2 cannot compile
+                log.debug("No prompt cache: the chat template does not compile (%s).", exc)
+
+    def __call__(self, messages: Sequence[Any]) -> Tokens | None:
+        if self._formatter is None:
+            return None
+        leading = []
+        for message in messages:
+            if not isinstance(message, dict) or message.get("role") != "system":
+                break
+            leading.append(message)
+        try:
+            memo_key = json.dumps(leading, sort_keys=True, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return None
+        if memo_key in self._memo:
+            self._memo.move_to_end(memo_key)
+            return self._memo[memo_key]
+        prefix = self._find(leading)
+        self._memo[memo_key] = prefix
+        while len(self._memo) > 16:
+            self._memo.popitem(last=False)
+        return prefix
+
+    def _find(self, leading: list[Any]) -> Tokens | None:
+        import llama_cpp
+
+        try:
+            renderings = [self._tokens([*leading, {"role": "user", "content": probe}])
+                          for probe in self.PROBES]
+        except Exception as exc:  # the template may raise on any input
+            log.debug("No prompt prefix: the chat template failed (%s).", exc)
+            return None
+        common = 0
+        for a, b in zip(*renderings, strict=False):
+            if a != b:
+                break
+            common += 1
+        vocab = self._llama._model.vocab
+        for end in range(common, 0, -1):
+            if llama_cpp.llama_vocab_is_control(vocab, renderings[0][end - 1]):
+                return tuple(renderings[0][:end])
+        return None
+
+    def _tokens(self, messages: list[Any]) -> list[int]:
+        result = self._formatter(messages=messages)
+        return list(self._llama.tokenize(result.prompt.encode("utf-8"),
+                                         add_bos=not result.added_special, special=True))
+
+
+class CanonicalStart:
+    """Puts the context of ``llama`` at the canonical start of each prompt that begins with a
+    known prefix (see the module's docstring), restoring saved states from ``cache``
+    (``None``: no saved states, the prefix is evaluated each time it is needed).
+
+    :meth:`install` wraps ``llama.generate``; :meth:`expect` names the messages of the next
+    request; :meth:`forget` makes the next request start as in a new context (a reset).
+    After a request, :attr:`source` says how its prefix came into the context: ``"evaluated"``,
+    ``"memory"``, ``"disk"``, ``"context"`` (already there: the previous request's prompt,
+    within a run) or ``None`` (no known prefix: the prompt was evaluated as before).
+    """
+
+    def __init__(self, llama: Any, description: dict[str, Any] | None,
+                 cache: PromptStateCache | None) -> None:
+        self.llama, self.description, self.cache = llama, description, cache
+        self.find_prefix = PrefixFinder(llama)
+        self.source: str | None = None
+        self._next: Tokens | None = None
+        self._held: Tokens | None = None  # the prefix the context starts with, canonically
+        self._fresh = True
+
+    def install(self) -> None:
+        """Wrap ``llama.generate`` (on the instance): this object's :meth:`before_generate`
+        runs first. Weak references both ways: no reference cycle keeps the model alive."""
+        from llama_cpp import Llama
+
+        llama_ref, start_ref = weakref.ref(self.llama), weakref.ref(self)
+
+        def generate(tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
+            start = start_ref()
+            if start is not None:
+                start.before_generate(tokens)
+            target: Any = llama_ref()
+            return Llama.generate(target, tokens, *args, **kwargs)
+
+        self.llama.generate = generate
+
+    def expect(self, messages: Sequence[Any]) -> None:
+        """The next request's messages (before ``create_chat_completion``)."""
+        self._next, self.source = self.find_prefix(messages), None
+
+    def forget(self) -> None:
+        """The next request starts as in a freshly loaded model."""
+        self._fresh = True
+        self._held = None
+        if self.cache is None:
+            clear(self.llama)
+
+    def before_generate(self, tokens: Sequence[int]) -> None:
+        llama = self.llama
+        prefix, self._next = self._next, None
+        n = len(prefix) if prefix else 0
+        if prefix is None or len(tokens) <= n or tuple(tokens[:n]) != prefix:
+            self.source, self._held = None, None
+            if self._fresh:
+                clear(llama)  # the whole prompt from position 0, as a new context
+            self._fresh = False
+            return
+        if (not self._fresh and self._held == prefix and llama.n_tokens >= n
+                and tuple(int(t) for t in llama.input_ids[:n]) == prefix):
+            self.source = "context"  # llama-cpp-python evaluates what follows the common part
+            return
+        self._held = None
+        started = time.perf_counter()
+        self.source = self._start_at(prefix)
+        self._held, self._fresh = prefix, False
+        log.debug("The prompt's prefix of %d tokens: %s in %.3f s.", len(prefix), self.source,
+                  time.perf_counter() - started)
+
+    def _start_at(self, prefix: Tokens) -> str:
+        """Make the context hold exactly ``prefix``, evaluated canonically; says how."""
+        key = b""
+        if self.cache is not None and self.description is not None:
+            key = state_key(self.description, prefix)
+            found = self.cache.get(key, prefix)
+            if found is not None:
+                state, where = found
+                if restore_state(self.llama, prefix, state):
+                    return where
+                log.warning("llama.cpp refused the saved prompt state (%s); the prompt is "
+                            "evaluated again.", where)
+        evaluate(self.llama, prefix)
+        if self.cache is not None and key:
+            saved = save_state(self.llama)
+            if saved is not None:
+                self.cache.put(key, prefix, saved)
+        return "evaluated"

@@ -1,0 +1,55 @@
+"""Tools named on the command line or in a tasks file: ``MODULE:OBJECT`` or ``FILE.py:OBJECT``.
+
+Importing a module runs its code: name only modules you trust (your own tools).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ._toolbox import Toolbox
+
+
+def load_toolbox(spec: str) -> Toolbox:
+    """Import ``MODULE:OBJECT`` (or ``path/to/file.py:OBJECT``) and return the Toolbox there.
+
+    ``OBJECT`` may be a Toolbox or a function returning one.
+
+    Raises:
+        ConfigError: the module, the attribute or the Toolbox is missing.
+    """
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"Tools are named MODULE:OBJECT or FILE.py:OBJECT, got {spec!r}.")
+    try:
+        if module_name.endswith(".py") or "/" in module_name:
+            path = Path(module_name).resolve()
+            if not path.is_file():
+                raise ConfigError(f"Tools {spec!r}: no file {path}.")
+            sys.path.insert(0, str(path.parent))
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if module_spec is None or module_spec.loader is None:
+                raise ConfigError(f"Tools {spec!r}: {path} cannot be imported as a module.")
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except ConfigError:
+        raise
+    except Exception as exc:  # ImportError, SyntaxError, ToolDefinitionError, ...
+        raise ConfigError(
+            f"Tools {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not hasattr(module, attr):
+        raise ConfigError(f"Tools {spec!r}: the module has no object {attr!r}.")
+    obj: Any = getattr(module, attr)
+    if obj is not None and not isinstance(obj, Toolbox) and callable(obj):
+        obj = obj()
+    if not isinstance(obj, Toolbox):
+        raise ConfigError(f"Tools {spec!r}: not a Toolbox (got {type(obj).__name__}).")
+    return obj
