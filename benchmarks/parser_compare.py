@@ -2,9 +2,9 @@
 same public cases (the shared catalogue ``tests/data/parser_cases.jsonl`` and the project's own
 ``tests/data/parser_cases_local.jsonl``).
 
-    python3 -m venv /work/venv-bench
-    /work/venv-bench/bin/pip install -e . json_repair langchain-core smolagents agent-tool-parser
-    /work/venv-bench/bin/python benchmarks/parser_compare.py [--repeat 3]
+    python3 -m venv /tmp/bench
+    /tmp/bench/bin/pip install -e . json_repair langchain-core smolagents agent-tool-parser
+    /tmp/bench/bin/python benchmarks/parser_compare.py [--repeat 3]
 
 (Those packages go into a separate virtualenv, never into the project's.) A parser whose package
 is missing is skipped, and named.

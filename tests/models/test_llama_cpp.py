@@ -45,8 +45,12 @@ def test_seed003_umbrella_calls_the_weather_tool_and_sends_no_reminder(umbrella_
 
 
 def test_seed003_umbrella_answer_takes_the_sunny_branch(umbrella_run) -> None:
+    """The sunny branch: the answer says the weather is nice or reports the sunny observation,
+    and reminds of no umbrella. Which of the two the model writes at temperature 0 differs from
+    CPU to CPU (llama.cpp's numerics; 8b588a4 writes the same as today's code on each machine
+    tried), so the wording is the task suites' check, not this one's."""
     answer = umbrella_run.final_answer or ""
-    assert any(s in answer for s in ("天气不错", "天气很好", "天气晴好"))
+    assert "晴" in answer or any(s in answer for s in ("天气不错", "天气很好", "天气晴好"))
     unreminded = re.sub(r"(不|不用|不需要|无需|不必|没必要)带伞", "", answer)  # "no need" is fine
     assert "带伞" not in unreminded
 
