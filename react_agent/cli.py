@@ -11,6 +11,7 @@ import argparse
 import ipaddress
 import json
 import logging
+import os
 import sys
 import threading
 from collections import Counter
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     agent.add_argument("--stream", action="store_true",
                        help="show the model's raw replies as they are generated")
     agent.add_argument("--trace", metavar="FILE",
-                       help="write the run to FILE as JSON Lines while it goes (see README)")
+                       help="write the run to FILE as JSON Lines while it goes (docs: traces.md)")
     _add_otel_options(agent)
 
     run = sub.add_parser("run", parents=[agent], help="run a task and print the thought chain")
@@ -144,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="continue a run saved with --save (or the last run of a --trace file) "
                           "with --max-steps more steps")
     run.add_argument("--tasks", metavar="FILE.jsonl",
-                     help="run every task of a JSON Lines file instead (see README)")
+                     help="run every task of a JSON Lines file instead (docs: batches.md)")
     run.add_argument("--out", metavar="RESULTS.jsonl",
                      help="with --tasks: where results go (default: FILE.results.jsonl); tasks "
                           "already there are skipped")
@@ -275,6 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("react-agent: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`react-agent tools | head`): no traceback, and none at exit
+        # when Python flushes stdout (https://docs.python.org/3/library/signal.html#note-on-sigpipe)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def _show_warnings() -> None:

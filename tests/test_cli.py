@@ -336,6 +336,18 @@ def test_module_help_subprocess() -> None:
         assert word in done.stdout
 
 
+def test_a_reader_that_goes_away_ends_the_output_without_a_traceback() -> None:
+    """`react-agent tools | head -1`: the pipe is closed before the CLI writes, so its write
+    fails with EPIPE; the CLI ends quietly with 141 (128 + SIGPIPE), as shell tools do."""
+    proc = subprocess.Popen([sys.executable, "-m", "react_agent", "tools"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the child has imported anything, let alone printed
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
 # -- the CLI as a real process: Ctrl-C and approval ---------------------------------------------
 CLI_TOOLS = Path(__file__).parent / "data" / "cli_tools.py"
 
@@ -584,7 +596,7 @@ def test_bad_tasks_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text('{"task": "ok"}\n{"id": 3}\n')
     assert main(["run", "--tasks", str(tasks), "--base-url", UNREACHABLE]) == 2
-    assert ("tasks.jsonl, line 2: not a task (ValueError: task must be a non-empty string"
+    assert ("tasks.jsonl, line 2: not a task (task must be a non-empty string"
             in capsys.readouterr().err)
 
 
@@ -643,6 +655,55 @@ def test_resume_from_a_cut_trace_sends_the_whole_history(
     assert fault_server.requests[0]["messages"] == sent
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert "Final answer: 2 and 4" in capsys.readouterr().out
+
+
+HOSTILE = "\x1b]52;c;ZWNobyBoaQ==\x07\x1b[2J\x1b]0;title\x07\r\u202eevil"
+
+
+def test_run_and_replay_print_no_control_sequence_a_reply_holds(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reply's thought, arguments and answer, and an observation naming the model's own tool
+    name, may hold escape sequences (clipboard write OSC 52, clear screen, window title, a
+    carriage return, a right-to-left override): printed, each is a visible escape."""
+    fault_server.script = [
+        "reply:" + json.dumps({"thought": HOSTILE, "action": {"name": "add",
+                                                               "args": {"a": 1, "b": HOSTILE}}}),
+        "reply:" + json.dumps({"thought": "t", "action": {"name": HOSTILE, "args": {}}}),
+        "reply:" + json.dumps({"thought": HOSTILE, "action": {"final_answer": HOSTILE}}),
+    ]
+    trace = tmp_path / "run.jsonl"
+    assert main(["run", "hi", "--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url,
+                 "--trace", str(trace)]) == 0
+    live = capsys.readouterr().out
+    assert main(["replay", str(trace)]) == 0
+    replayed = capsys.readouterr().out
+    for out in (live, replayed):
+        assert not any(c in out for c in "\x1b\x07\r\u202e"), repr(out)
+        assert out.count("\\x1b]52;c;") >= 3 and "\\u202e" in out  # thought, args, answer
+    assert replayed == live
+
+
+def test_resume_into_the_same_trace_keeps_the_earlier_records(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`run --resume T --trace T`: the resumed run is appended to T; nothing of the earlier run
+    is lost, and T then reads back as both runs."""
+    trace = tmp_path / "run.jsonl"
+    common = ["--tools", f"{CLI_TOOLS}:toolbox", "--base-url", fault_server.url]
+    fault_server.script = [_reply("add", a=1, b=1)]
+    main(["run", "1+1?", "--trace", str(trace), "--max-steps", "1", *common])
+    before = trace.read_text("utf-8")
+    assert read_trace(trace)[-1].status == "max_steps"
+    fault_server.script = [_final("2")]
+    assert main(["run", "--resume", str(trace), "--trace", str(trace), *common]) == 0
+    after = trace.read_text("utf-8")
+    assert after.startswith(before) and len(after) > len(before)
+    runs = read_trace(trace)
+    assert [r.status for r in runs] == ["max_steps", "final_answer"]
+    assert runs[1].final_answer == "2"
+    assert runs[1].tool_calls[0].to_dict() == {"name": "add", "args": {"a": 1, "b": 1}}
+    capsys.readouterr()
 
 
 # -- serve ---------------------------------------------------------------------------------------

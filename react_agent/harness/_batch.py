@@ -60,7 +60,7 @@ been fixed) or every Ray worker that tried it died (``worker_lost``)."""
 _log = logging.getLogger("react_agent")
 
 _TASK_HINT = ('expected {"task": "...", "id": "...", "tools": "MODULE:OBJECT", "expected": '
-              '["..."]} or {"turns": [{"task": "..."}, ...]} (see the README).')
+              '["..."]} or {"turns": [{"task": "..."}, ...]} (docs: batches.md).')
 
 
 @dataclass(frozen=True)
@@ -119,10 +119,12 @@ def load_tasks(path: str | os.PathLike[str], strict: bool = True) -> list[BatchT
             try:
                 task = _task(data, str(number), Path(path).parent)
             except (ValueError, KeyError, AttributeError, TypeError) as exc:
+                # a ValueError is our own message about the line; anything else is named
+                why = str(exc) if type(exc) is ValueError else f"{type(exc).__name__}: {exc}"
                 if strict:
-                    raise ConfigError(f"{path}, line {number}: not a task "
-                                      f"({type(exc).__name__}: {exc}); {_TASK_HINT}") from exc
-                problem = f"not a task ({type(exc).__name__}: {exc})"
+                    raise ConfigError(f"{path}, line {number}: not a task ({why}); "
+                                      f"{_TASK_HINT}") from exc
+                problem = f"not a task ({why})"
         task_id = task.id if task else _raw_id(data, number)
         if task_id in seen:
             if strict:

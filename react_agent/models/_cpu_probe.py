@@ -144,8 +144,10 @@ def run_probe(command: Sequence[str], timeout: float = PROBE_TIMEOUT) -> Verdict
         except ValueError:
             name = f"signal {number}"
         if number in CPU_FAULT_SIGNALS:
-            return Verdict(False, f"a probe of llama.cpp's fast CPU path died by {name} (this CPU "
-                           "advertises instructions it does not run)", "probed")
+            why = ("this CPU advertises instructions it does not run" if name == "SIGILL"
+                   else "that path faults on this CPU")
+            return Verdict(False, f"a probe of llama.cpp's fast CPU path died by {name} ({why})",
+                           "probed")
         return Verdict(False, f"the CPU probe was ended by {name}", "inconclusive")
     last = (done.stderr or b"").decode(errors="replace").strip().splitlines()[-1:] or [""]
     return Verdict(False, f"the CPU probe exited with status {done.returncode}: {last[0][:200]}",

@@ -151,7 +151,8 @@ def read_tools(specs: Any) -> Toolbox:
         functions.append({**fn, "description": fn.get("description") or _NO_DESCRIPTION})
     key = json.dumps(functions)  # in their order: it is the prompt's order
     with _CACHE_LOCK:
-        toolbox = _TOOLBOXES.get(key)
+        cached = _TOOLBOXES.get(key)
+    toolbox = cached[0] if cached else None
     if toolbox is None:
         try:
             toolbox = toolbox_from_specs({"type": "function", "function": fn} for fn in functions)
@@ -159,7 +160,7 @@ def read_tools(specs: Any) -> Toolbox:
             raise RequestError(f"tools: {exc}", "tools") from exc
         with _CACHE_LOCK:
             if len(key) <= _TOOLBOXES.maxsize:
-                _TOOLBOXES[key] = toolbox
+                _TOOLBOXES[key] = (toolbox, len(key))
     return toolbox
 
 
@@ -171,8 +172,9 @@ TOOLBOX_CACHE_CHARS = 8 * 1024 * 1024
 request, and checking their schemas is the costly part), up to this many characters of tool
 specs in all; the least recently used go first."""
 
-_TOOLBOXES: cachetools.LRUCache[str, Toolbox] = cachetools.LRUCache(
-    maxsize=TOOLBOX_CACHE_CHARS, getsizeof=len)
+# each entry is (toolbox, the size of its key): cachetools sizes an entry by its value
+_TOOLBOXES: cachetools.LRUCache[str, tuple[Toolbox, int]] = cachetools.LRUCache(
+    maxsize=TOOLBOX_CACHE_CHARS, getsizeof=lambda entry: entry[1])
 _CACHE_LOCK = threading.Lock()
 
 

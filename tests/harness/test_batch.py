@@ -29,6 +29,17 @@ def test_load_tasks(tmp_path: Path) -> None:
         ('{"task": ""}', "line 1: not a task"),
         ("[1, 2]", "line 1: not a task"),
         ('{"task": "a", "id": "x"}\n{"task": "b", "id": "x"}', "line 2: the id 'x' is used twice"),
+        # a string where a list is due is not read as its letters
+        ('{"task": "a"}\n{"task": "b", "expected": "Paris"}',
+         "line 2: not a task \\(expected must be a list"),
+        # a check of the wrong type is refused when the file is read, not after the task ran
+        ('{"task": "a", "memory": 5}', "line 1: not a task \\(memory must be an object"),
+        ('{"turns": [{"task": "a"}, {"task": "b", "memory": {"model_input_must_contain": "a"}}]}',
+         "line 1: not a task \\(memory.model_input_must_contain must be a list"),
+        ('{"task": "a", "max_steps": "3"}',
+         "line 1: not a task \\(max_steps must be a positive integer"),
+        ('{"task": "a", "id": true}', "line 1: not a task \\(id must be a string"),
+        ("[" * 200 + "]" * 200, "line 1:"),
     ],
 )
 def test_bad_tasks(tmp_path: Path, text: str, message: str) -> None:

@@ -278,7 +278,7 @@ def test_lines_that_are_not_tasks_are_recorded_with_their_line(tmp_path: Path) -
     bad = records["c"]
     assert (bad["status"], bad["passed"], bad["line"], bad["result"]) == ("bad_task", False, 3,
                                                                           None)
-    assert bad["problems"] == ["line 3: not a task (ValueError: task must be a non-empty "
+    assert bad["problems"] == ["line 3: not a task (task must be a non-empty "
                                "string)"]
     assert records["2"]["error"].startswith("line 2: not a JSON record")
     assert "max_steps must be a positive integer" in records["5"]["error"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -285,8 +286,29 @@ def test_bad_traces(tmp_path: Path) -> None:
     (tmp_path / "bad.jsonl").write_text('nope\n{"type": "run_start"}\n')
     with pytest.raises(ConfigError, match="line 1: not a JSON record"):
         read_trace(tmp_path / "bad.jsonl")
+    (tmp_path / "empty.jsonl").write_text("")
     with pytest.raises(ConfigError, match="Cannot write the trace"):
         TraceWriter(tmp_path / "empty.jsonl" / "x.jsonl")
+
+
+def test_a_record_of_the_wrong_shape_is_named_with_its_file_and_line(tmp_path: Path) -> None:
+    """Valid JSON of the wrong shape in a trace: an error naming the file, the line and the
+    record, never a traceback."""
+    good = tmp_path / "good.jsonl"
+    traced_run(good)
+    # cut before run_end (which holds the whole run): the run is rebuilt from the records
+    lines = [line for line in good.read_text("utf-8").splitlines()
+             if json.loads(line)["type"] != "run_end"]
+    assert json.loads(lines[1])["type"] == "model_call"
+    assert json.loads(lines[2])["type"] == "tool_call"
+    for line, bad in ((2, '{"type": "model_call", "step": "x"}'),
+                      (2, '{"type": "model_call", "step": 1, "reply": 5, "tokens": "many"}'),
+                      (3, '{"type": "tool_call", "step": 1, "name": 3, "args": []}')):
+        path = tmp_path / "bad.jsonl"
+        path.write_text("\n".join([*lines[:line - 1], bad, *lines[line:]]) + "\n", "utf-8")
+        with pytest.raises(ConfigError, match=re.escape(f"{path}, line {line}")) as exc:
+            read_trace(path)
+        assert "Traceback" not in str(exc.value)
 
 
 def test_max_steps_best_effort_is_traced(tmp_path: Path) -> None:

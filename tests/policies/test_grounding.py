@@ -5,6 +5,7 @@ stated are found (:func:`unstated`, used by :class:`~react_agent.policies.HoldDe
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from helpers import act, directory_and_mail, final
 from react_agent import Agent
 from react_agent._run import Facts
 from react_agent.models import ScriptedModel
-from react_agent.policies import default_policies
+from react_agent.policies import _grounding, default_policies
 from react_agent.policies._grounding import ungrounded, unstated
 from react_agent.types import ToolCall
 
@@ -116,3 +117,41 @@ def test_a_made_up_address_is_not_grounded_by_the_echo_of_its_own_refused_call()
     assert "ann@example.com" in result.messages[3]["content"]  # the echo is there
     assert sent == []
     assert [r.error for r in result.steps[1].results] == ["ungrounded"]
+
+
+class _CountingPattern:
+    """``_EMAIL`` with a count of the characters each ``match`` may look at."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.looked_at = pattern, 0
+
+    def match(self, text: str, start: int, end: int) -> re.Match[str] | None:
+        self.looked_at += end - start
+        return self.pattern.match(text, start, end)
+
+
+@pytest.mark.parametrize("text", [
+    "a" * 80_000 + "@", "@" + "a" * 80_000, "a@" * 40_000, ("x" * 500 + "@") * 100,
+    "a" * 40_000 + "@b." + "c" * 40_000, "." * 80_000 + "@a.b",
+])
+def test_the_address_scan_looks_at_each_character_a_bounded_number_of_times(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile input (issue 30, item 5): ``findall`` took time quadratic in a long run of word
+    characters (an 80 KB argument: 26 s). The scan widens each ``@`` by a bounded amount, so
+    the characters examined are at most a constant times the text's length."""
+    counting = _CountingPattern(_grounding._EMAIL)
+    monkeypatch.setattr(_grounding, "_EMAIL", counting)
+    found = _grounding._emails(text)
+    bound = (_grounding._MAX_LOCAL + _grounding._MAX_DOMAIN + 2) * text.count("@")
+    assert counting.looked_at <= bound
+    assert all("@" in mail for mail in found)
+
+
+@pytest.mark.parametrize("text", [
+    "write to ann@example.com and bob.smith+x@mail.co.uk, not to @nobody or foo@bar",
+    "a@b.c@d.e, x@y.zz; first.last@sub.domain.org.", "邮件 li@qq.com 或 wang@163.com。",
+    "user@host.example", "no address here", "a@b.c d@e.f g@h.i",
+])
+def test_the_address_scan_finds_what_findall_finds_in_ordinary_text(text: str) -> None:
+    assert _grounding._emails(text) == _grounding._EMAIL.findall(text)

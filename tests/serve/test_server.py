@@ -321,6 +321,106 @@ def test_a_deeply_nested_tool_schema_is_a_400_and_the_server_keeps_answering(
     assert model.calls == []
 
 
+def test_more_tools_than_openai_takes_are_refused_before_any_is_read(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 30, item 4): thousands of tools in one request were all compiled,
+    on the event loop, before anything was refused."""
+    model = ScriptedModel([])
+    url = serve(model)
+    many = [{"type": "function", "function": {"name": f"t{i}", "parameters": {"type": "object"}}}
+            for i in range(2000)]
+    response = httpx2.post(f"{url}/chat/completions", timeout=30,
+                           json={"model": "any", "messages": USER, "tools": many})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["param"] == "tools" and "2000 tools; at most 128" in error["message"]
+    assert model.calls == []
+
+
+def test_the_cache_of_toolboxes_is_bounded_by_the_size_of_their_specs(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 4's other half: each request with other tools adds a toolbox to the cache; their
+    specs' total size stays under the bound, the least recently used go first, and a tool list
+    larger than the whole cache is used but not kept."""
+    import cachetools
+
+    from react_agent.serve import _openai
+
+    cache: cachetools.LRUCache[str, Any] = cachetools.LRUCache(
+        maxsize=20_000, getsizeof=_openai._TOOLBOXES.getsizeof)
+    monkeypatch.setattr(_openai, "_TOOLBOXES", cache)
+
+    def tools(n: int, size: int) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": {"name": f"t{n}", "description": "x" * size}}]
+
+    for n in range(50):
+        _openai.read_tools(tools(n, 1000))
+        assert sum(len(k) for k in cache) <= 20_000
+    assert 10 <= len(cache) < 50
+    kept = next(iter(cache))  # the oldest kept, used again: it stays, the next oldest goes
+    again = [{"type": "function", "function": f} for f in json.loads(kept)]
+    assert _openai.read_tools(again) is cache[kept][0]
+    _openai.read_tools(tools(99, 30_000))
+    assert all("t99" not in k for k in cache) and kept in cache
+
+COUNT = {"type": "function", "function": {"name": "count", "description": "Count.", "parameters": {
+    "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}}
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "1e999", "-1e999", "NaN", ["9" * 5000]])
+def test_a_number_no_argument_can_hold_is_asked_again_not_a_500(
+    serve: Callable[..., str], value: Any
+) -> None:
+    """Hostile input (issue 30, item 7), through ``serve``: coercing a numeric string of
+    thousands of digits raised (a 500), and ``"1e999"`` reached the client as ``inf``. The
+    value stays what it is, fails the schema, and the model is asked again."""
+    model = ScriptedModel([act("count", {"n": value}), act("count", {"n": 3})])
+    url = serve(model)
+    response = httpx2.post(f"{url}/chat/completions", timeout=30, json={
+        "model": "any", "messages": USER, "tools": [COUNT]})
+    assert response.status_code == 200, response.text
+    [call] = response.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"n": 3}
+    assert len(model.calls) == 2 and "n" in model.calls[1][-1]["content"]
+
+
+@pytest.mark.parametrize(("tool", "param", "words"), [
+    (nested_tool(1, {"type": ["int", "any", 5]}), "tools", "Tool 'deep': parameters is not"),
+    (nested_tool(1, {"$ref": "#/$defs/missing"}), "tools[0].function.parameters", "nowhere"),
+    (nested_tool(1, {"type": "string", "pattern": "("}), "tools", "'(' is not a 'regex'"),
+])
+def test_a_client_schema_we_cannot_use_is_a_400_naming_it(
+    serve: Callable[..., str], tool: dict[str, Any], param: str, words: str
+) -> None:
+    """Hostile input (issue 30, item 10): an invalid ``type`` list, a ``$ref`` that leads
+    nowhere, a pattern that is not a regular expression were answered 500."""
+    model = ScriptedModel([])
+    url = serve(model)
+    response = httpx2.post(f"{url}/chat/completions", timeout=30, json={
+        "model": "any", "messages": USER, "tools": [tool]})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["param"] == param and words in error["message"], error
+    assert model.calls == []
+
+
+def test_arguments_nested_too_deeply_in_the_history_are_a_400(serve: Callable[..., str]) -> None:
+    """Item 10: a tool call in the history whose ``arguments`` nest deeper than the bound."""
+    deep = "[" * 5000 + "]" * 5000
+    messages = [*USER, {"role": "assistant", "content": None, "tool_calls": [{
+        "id": "c1", "type": "function", "function": {"name": "get_weather",
+                                                     "arguments": deep}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"}]
+    model = ScriptedModel([])
+    url = serve(model)
+    response = httpx2.post(f"{url}/chat/completions", timeout=30, json={
+        "model": "any", "messages": messages, "tools": [WEATHER]})
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["param"].startswith("messages[1]")
+    assert model.calls == []
+
 def test_a_tool_schema_reference_to_a_url_or_file_is_refused_unopened(
     serve: Callable[..., str], tmp_path: Path
 ) -> None:
