@@ -138,10 +138,15 @@ class Facts:
     _digits: list[str] = field(default_factory=list)
     _said_folded: str | None = None
     _known_folded: str | None = None
+    # each message and observation case-folded once, when it arrives
+    _folded: dict[str, list[str]] = field(default_factory=lambda: {
+        "system": [], "user": [], "ok": [], "known": []})
 
     def told(self, message: Message) -> None:
         """A system or user message that is not an observation message."""
         (self.system if message["role"] == "system" else self.user).append(message["content"])
+        self._folded["system" if message["role"] == "system" else "user"].append(
+            message["content"].casefold())
         if message["role"] == "user":
             self._numbers.update(_numbers(message["content"]))
         self._digits += _phone_digits(message["content"])
@@ -155,11 +160,13 @@ class Facts:
             if result.ok:
                 self.succeeded[key] = result
                 self._ok.append(result.observation)
+                self._folded["ok"].append(result.observation.casefold())
                 self._numbers.update(_numbers(result.observation))
             if result.error not in ("repeated", "set_aside"):
                 self.latest[key] = result
             if result.error != "ungrounded":
                 self._known.append(result.observation)
+                self._folded["known"].append(result.observation.casefold())
                 self._digits += _phone_digits(result.observation)
         self._said_folded = self._known_folded = None
 
@@ -167,7 +174,7 @@ class Facts:
     def said(self) -> str:
         """What the user said and the successful results returned, one text, case-folded."""
         if self._said_folded is None:
-            self._said_folded = "\n".join([*self.user, *self._ok]).casefold()
+            self._said_folded = "\n".join([*self._folded["user"], *self._folded["ok"]])
         return self._said_folded
 
     @property
@@ -180,7 +187,9 @@ class Facts:
         """What grounds a contact detail, case-folded: the system prompt, the user's messages
         and every result except a refusal that quotes the made-up value."""
         if self._known_folded is None:
-            self._known_folded = "\n".join([*self.system, *self.user, *self._known]).casefold()
+            folded = self._folded
+            self._known_folded = "\n".join([*folded["system"], *folded["user"],
+                                             *folded["known"]])
         return self._known_folded
 
     @property

@@ -155,7 +155,7 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
       ``"...: overcast, 12 degrees"`` unless the task says "overcast" itself);
       checked for each tool, so an answer that gives a computed value but not the value it
       was computed from is faulted too. A result whose text a later successful call took as
-      an argument (:func:`_passed_on`: a contact's address handed to a tool that sends) was a
+      an argument (:func:`_handed_on`: a contact's address handed to a tool that sends) was a
       means to the task, not part of the answer, and is not checked.
     """
     found = []
@@ -164,8 +164,9 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
         found.append(f"is written in {answer_script} script, the task in {task_script}")
     given, stated, said = _numbers(task), _numbers(answer), answer.casefold()
     observed: dict[str, tuple[set[str], set[str]]] = {}
+    handed = _handed_on(results, task)
     for n, r in enumerate(results):
-        if r.ok and not _passed_on(r, results[n + 1:], task):
+        if r.ok and not any(m > n and value in r.observation for m, value in handed):
             numbers, words = observed.setdefault(r.call.name, (set(), set()))
             numbers.update(_numbers(r.observation) - given)
             words.update(_words(r.observation, task))
@@ -198,15 +199,14 @@ def facts(results: list[ToolResult]) -> str:
     return "\n".join(lines) or "(none)"
 
 
-def _passed_on(result: ToolResult, later: list[ToolResult], task: str) -> bool:
-    """Whether a successful call of ``later`` (the calls after ``result``) took a string
-    argument of 4+ characters that ``result``'s observation holds and the task does not (an
-    address or a phone number looked up, then sent to; a price cleaned to a number is no
-    string)."""
+def _handed_on(results: list[ToolResult], task: str) -> list[tuple[int, str]]:
+    """The string arguments of 4+ characters that the task does not hold, of each successful
+    call, with the call's index in ``results``: a result whose observation holds one of a later
+    call's was a means to the task (an address or a phone number looked up, then sent to; a
+    price cleaned to a number is no string). Each call's arguments are read once."""
     asked = task.casefold()
-    return any(len(value.strip()) >= 4 and value in result.observation
-               and value.casefold() not in asked
-               for r in later if r.ok for _, value in strings(r.args))
+    return [(n, value) for n, r in enumerate(results) if r.ok for _, value in strings(r.args)
+            if len(value.strip()) >= 4 and value.casefold() not in asked]
 
 
 def _words(observation: str, task: str) -> set[str]:
