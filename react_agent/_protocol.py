@@ -153,5 +153,10 @@ def observation_message(results: list[ToolResult], task: str) -> str:
 
 
 def signature(call: ToolCall) -> tuple[str, str]:
-    """What makes two calls the same call: the tool and the arguments (as sorted JSON)."""
-    return call.name, json.dumps(call.args, sort_keys=True)
+    """What makes two calls the same call: the tool and the arguments (as sorted JSON).
+    Computed once per call object (a call's arguments are not changed once parsed)."""
+    known: tuple[str, str] | None = call.__dict__.get("_signature")
+    if known is None:
+        known = (call.name, json.dumps(call.args, sort_keys=True))
+        object.__setattr__(call, "_signature", known)
+    return known

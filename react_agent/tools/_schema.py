@@ -16,6 +16,7 @@ loose type names of public function-calling benchmarks into JSON Schema ones.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -125,8 +126,26 @@ def validator(schema: dict[str, Any]) -> Draft202012Validator:
     """A Draft 2020-12 validator of ``schema`` that resolves references only inside it.
 
     Its ``iter_errors``/``is_valid`` raise :class:`UnresolvedReference` (a subclass of
-    ``referencing``'s ``Unresolvable``) for any other reference, instead of retrieving it."""
-    return Draft202012Validator(schema, registry=_NO_RETRIEVAL)
+    ``referencing``'s ``Unresolvable``) for any other reference, instead of retrieving it.
+    The validator of a schema object is made once and reused (a tool's schema is checked at
+    every call; making a validator costs about as much as using it): a schema must not be
+    changed after it was first validated against."""
+    key = id(schema)
+    with _VALIDATORS_LOCK:
+        hit = _VALIDATORS.get(key)
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    made = Draft202012Validator(schema, registry=_NO_RETRIEVAL)
+    with _VALIDATORS_LOCK:
+        if len(_VALIDATORS) >= _MAX_VALIDATORS:
+            _VALIDATORS.clear()
+        _VALIDATORS[key] = (schema, made)  # the schema is kept, so its id is not reused
+    return made
+
+
+_MAX_VALIDATORS = 1024
+_VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
+_VALIDATORS_LOCK = threading.Lock()
 
 
 UnresolvedReference = Unresolvable

@@ -120,3 +120,12 @@ def test_normalize_maps_loose_type_names_and_keeps_the_rest(
     loose: dict[str, Any], strict: dict[str, Any]
 ) -> None:
     assert json_schema.normalize(loose) == strict
+
+
+def test_a_schema_object_gets_one_validator_and_another_object_its_own() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    first = json_schema.validator(schema)
+    assert json_schema.validator(schema) is first
+    twin = json.loads(json.dumps(schema))
+    assert json_schema.validator(twin) is not first
+    assert first.is_valid({"n": 1}) and not first.is_valid({"n": "x"})
