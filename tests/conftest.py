@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -162,3 +163,13 @@ def fault_server() -> Iterator[Any]:
     server = FaultServer()
     yield server
     server.close()
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt during every test, as in a terminal, also when the test
+    run ignores it: a shell starts background jobs (``nohup ... &``) with SIGINT ignored, and
+    then ``_thread.interrupt_main``, which the Ctrl-C tests use, does nothing."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)

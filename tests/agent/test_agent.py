@@ -6,9 +6,8 @@ from __future__ import annotations
 import _thread
 import asyncio
 import json
-import signal
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -659,16 +658,6 @@ def test_a_declined_call_is_told_to_the_model_and_the_run_goes_on() -> None:
 
 
 # -- interrupts ---------------------------------------------------------------------------------
-@pytest.fixture
-def ctrl_c() -> Iterator[None]:
-    """SIGINT raises KeyboardInterrupt during the test, as in a terminal, also when the test run
-    ignores it (a shell starts background jobs with SIGINT ignored, and then
-    ``_thread.interrupt_main`` does nothing)."""
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, before)
-
-
 @pytest.mark.usefixtures("ctrl_c")
 def test_keyboard_interrupt_during_a_tool_keeps_the_trajectory() -> None:
     tb = Toolbox()
