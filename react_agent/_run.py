@@ -133,19 +133,21 @@ class Facts:
         default_factory=dict)
     warned: bool = False
     _ok: list[str] = field(default_factory=list)
-    _known: list[str] = field(default_factory=list)
+    # case-folded once, when they arrive: the system and user messages, the successful
+    # observations, and the observations that ground a contact detail
+    _system_folded: list[str] = field(default_factory=list)
+    _user_folded: list[str] = field(default_factory=list)
+    _ok_folded: list[str] = field(default_factory=list)
+    _known_folded_results: list[str] = field(default_factory=list)
     _numbers: set[float] = field(default_factory=set)
     _digits: list[str] = field(default_factory=list)
     _said_folded: str | None = None
     _known_folded: str | None = None
-    # each message and observation case-folded once, when it arrives
-    _folded: dict[str, list[str]] = field(default_factory=lambda: {
-        "system": [], "user": [], "ok": [], "known": []})
 
     def told(self, message: Message) -> None:
         """A system or user message that is not an observation message."""
         (self.system if message["role"] == "system" else self.user).append(message["content"])
-        self._folded["system" if message["role"] == "system" else "user"].append(
+        (self._system_folded if message["role"] == "system" else self._user_folded).append(
             message["content"].casefold())
         if message["role"] == "user":
             self._numbers.update(_numbers(message["content"]))
@@ -160,13 +162,12 @@ class Facts:
             if result.ok:
                 self.succeeded[key] = result
                 self._ok.append(result.observation)
-                self._folded["ok"].append(result.observation.casefold())
+                self._ok_folded.append(result.observation.casefold())
                 self._numbers.update(_numbers(result.observation))
             if result.error not in ("repeated", "set_aside"):
                 self.latest[key] = result
             if result.error != "ungrounded":
-                self._known.append(result.observation)
-                self._folded["known"].append(result.observation.casefold())
+                self._known_folded_results.append(result.observation.casefold())
                 self._digits += _phone_digits(result.observation)
         self._said_folded = self._known_folded = None
 
@@ -174,7 +175,7 @@ class Facts:
     def said(self) -> str:
         """What the user said and the successful results returned, one text, case-folded."""
         if self._said_folded is None:
-            self._said_folded = "\n".join([*self._folded["user"], *self._folded["ok"]])
+            self._said_folded = "\n".join([*self._user_folded, *self._ok_folded])
         return self._said_folded
 
     @property
@@ -187,9 +188,8 @@ class Facts:
         """What grounds a contact detail, case-folded: the system prompt, the user's messages
         and every result except a refusal that quotes the made-up value."""
         if self._known_folded is None:
-            folded = self._folded
-            self._known_folded = "\n".join([*folded["system"], *folded["user"],
-                                             *folded["known"]])
+            self._known_folded = "\n".join([*self._system_folded, *self._user_folded,
+                                             *self._known_folded_results])
         return self._known_folded
 
     @property
