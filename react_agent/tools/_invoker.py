@@ -292,7 +292,7 @@ def call_example(tool: Tool) -> str:
     "<string>"}}}``."""
     props: dict[str, Any] = tool.parameters.get("properties") or {}
     names = tool.parameters.get("required") or list(props)
-    args = {name: _example_value(props.get(name) or {}) for name in names}
+    args = {name: _example_value(_spec(props.get(name))) for name in names}
     action = {"name": tool.name, "args": args}
     return json.dumps({"thought": "...", "action": action}, ensure_ascii=False)
 
@@ -484,7 +484,7 @@ def _clean_object(
 ) -> dict[str, Any]:
     props: dict[str, Any] = schema.get("properties") or {}
     cleaned = {
-        key: _clean(props.get(key) or {}, item, f"{where}{key}", changes)
+        key: _clean(_spec(props.get(key)), item, f"{where}{key}", changes)
         for key, item in value.items()
     }
     for key, spec in props.items():
@@ -590,6 +590,12 @@ def _float(text: str) -> float | None:
     return number
 
 
+def _spec(schema: Any) -> dict[str, Any]:
+    """A property's schema as an object: a boolean schema (``true``: anything, ``false``:
+    nothing) says nothing to clean toward or show, and is left to validation."""
+    return schema if isinstance(schema, dict) else {}
+
+
 def _types(spec: dict[str, Any]) -> list[str]:
     declared = spec.get("type")
     if isinstance(declared, str):
@@ -642,7 +648,7 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
         if error.validator == "required":
             missing = [r for r in error.validator_value if r not in error.instance]
             for name in missing:
-                expected = props.get(name, {}).get("type", "value")
+                expected = _spec(props.get(name)).get("type", "value")
                 problems.append(f"{name}: missing (required {expected})")
         elif error.validator == "additionalProperties":
             continue  # reported above with a hint

@@ -700,6 +700,22 @@ def test_call_example_uses_the_real_argument_names() -> None:
     assert json.loads(call_example(tb["clock"]))["action"]["args"] == {"zone": "<string>"}
 
 
+def test_boolean_subschemas_are_validated_not_a_crash() -> None:
+    """``true`` (anything) and ``false`` (nothing) are schemas too, and a client's tool may use
+    them for a property."""
+    tb = Toolbox()
+    tb.add(lambda **kw: "ran", name="t", description="d", parameters={
+        "type": "object", "required": ["b"],
+        "properties": {"a": {"type": "string"}, "b": False, "c": True,
+                       "e": {"type": "object", "properties": {"x": False}}}})
+    assert json.loads(call_example(tb["t"]))["action"]["args"] == {"b": "<value>"}
+    missing = invoke(tb, ToolCall("t", {"a": " x ", "c": [1]}))
+    assert missing.error == "invalid_args" and "- b: missing" in missing.observation
+    refused = invoke(tb, ToolCall("t", {"b": 1, "e": {"x": 2}}))
+    assert refused.error == "invalid_args" and "False schema does not allow 1" in \
+        refused.observation and "does not allow 2" in refused.observation
+
+
 # -- control characters in arguments -----------------------------------------------------------
 def test_a_control_character_in_an_argument_is_refused_not_passed_on() -> None:
     seen: list[str] = []
