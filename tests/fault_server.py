@@ -8,6 +8,7 @@ Each ``POST /v1/chat/completions`` takes the next behaviour of its script (the l
 - ``"status:CODE[:MESSAGE]"``: an HTTP error with an OpenAI-style ``{"error": {...}}`` body;
 - ``"stall"``: no answer until the test ends (the client's timeout fires);
 - ``"garbage"``: HTTP 200 with a body that is not JSON;
+- ``"deep"``: HTTP 200 with a JSON body nested 5,000 levels deep;
 - ``"close"``: headers and half a body, then the connection is closed;
 - ``"no_choices"``: a well-formed completion with an empty ``choices`` list.
 
@@ -108,6 +109,9 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
             elif kind == "garbage":
                 self._raw(200, b"<html>502 Bad Gateway</html> {{{", "application/json")
+            elif kind == "deep":
+                self._raw(200, b'{"choices": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                          "application/json")
             elif kind == "close":
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

@@ -614,8 +614,8 @@ def _dumps(value: Any) -> str:
 
 def _is_json(data: bytes) -> bool:
     try:
-        json.loads(data)
-    except ValueError:
+        loads(data)
+    except ValueError:  # (not JSON, or nested deeper than any reply is)
         return False
     return True
 

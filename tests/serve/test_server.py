@@ -246,6 +246,24 @@ def test_a_failing_backend_is_a_502_or_504_naming_the_cause(
     assert info.value.status_code == status
 
 
+def test_a_backend_reply_nested_too_deeply_is_a_502(
+    serve: Callable[..., str], fault_server: Any
+) -> None:
+    fault_server.script = ["deep"]
+    client = openai.OpenAI(base_url=serve(upstream(fault_server)), api_key="unused",
+                           max_retries=0)
+    with pytest.raises(openai.APIStatusError) as relayed:  # no tools: relayed once checked
+        client.chat.completions.create(model="any", messages=USER)
+    assert relayed.value.status_code == 502
+    assert "not OpenAI-style JSON" in relayed.value.message
+    with pytest.raises(openai.APIStatusError) as agent:  # tools: the agent's model call fails
+        client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
+    assert agent.value.status_code == 502 and "RecursionError" in agent.value.message
+    fault_server.script = ["reply:still here"]  # and the server goes on serving
+    assert client.chat.completions.create(
+        model="any", messages=USER).choices[0].message.content == "still here"
+
+
 def test_a_stream_that_breaks_off_ends_in_an_error_event(
     serve: Callable[..., str], fault_server: Any
 ) -> None:
