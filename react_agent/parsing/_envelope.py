@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..types import Reply, ToolCall
+from ._repair import loads
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
@@ -287,8 +288,7 @@ def _read_call(action: Any, reading: Reading) -> ToolCall:
             args_given[key] = action[key]
     if not names:
         raise Shape("bad_call", f'The tool call {show_value(action)} has no tool "name".')
-    distinct = {json.dumps(v, sort_keys=True, default=str) for v in names.values()}
-    if len(distinct) > 1:
+    if len(names) > 1 and len(_distinct(names.values())) > 1:
         raise Shape(
             "ambiguous",
             f"Its action names more than one tool ({', '.join(map(str, names.values()))}); "
@@ -301,8 +301,7 @@ def _read_call(action: Any, reading: Reading) -> ToolCall:
     for key in names:
         if key != "name" and key != "function":
             reading.fixes.append(f"read {key!r} as name")
-    arg_values = {json.dumps(v, sort_keys=True, default=str) for v in args_given.values()}
-    if len(arg_values) > 1:
+    if len(args_given) > 1 and len(_distinct(args_given.values())) > 1:
         raise Shape(
             "ambiguous", f"Its action gives the arguments twice ({list(args_given)}).", name
         )
@@ -312,6 +311,11 @@ def _read_call(action: Any, reading: Reading) -> ToolCall:
     return ToolCall(name, _read_args(args, name, reading))
 
 
+def _distinct(values: Iterable[Any]) -> set[str]:
+    """The different ``values`` (as sorted JSON)."""
+    return {json.dumps(v, sort_keys=True, default=str) for v in values}
+
+
 def _read_args(args: Any, name: str, reading: Reading) -> dict[str, Any]:
     if args is None:
         return {}
@@ -319,7 +323,7 @@ def _read_args(args: Any, name: str, reading: Reading) -> dict[str, Any]:
         if not isinstance(args, str):
             break
         try:
-            decoded = json.loads(args, strict=False)
+            decoded = loads(args)
         except (ValueError, RecursionError):
             problem = (
                 f'The "args" of {name} was the text {quoted(args[:40])}, not an object; send '

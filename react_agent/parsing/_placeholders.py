@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import prompts
 from ..types import Reply
@@ -34,7 +34,7 @@ def never_an_action(reply: Reply) -> tuple[str, str] | None:
             return None
         if _is_placeholder(reply.final_answer, "answer"):
             return "placeholder", "its final answer is a placeholder of the reply format"
-        if reply.final_answer in _prompt_examples()[1]:
+        if reply.final_answer in _prompt_examples().answers:
             return "placeholder", "its final answer is copied from the examples of the instructions"
         return None
     for call in reply.tool_calls:
@@ -43,7 +43,8 @@ def never_an_action(reply: Reply) -> tuple[str, str] | None:
             return "placeholder", "its tool name is a placeholder of the reply format"
         if any(_is_placeholder_arg(k, v) for k, v in call.args.items()):
             return "placeholder", f"the args of {name} hold placeholders of the reply format"
-    if _example_key(reply) in _prompt_examples()[0]:
+    examples = _prompt_examples()
+    if reply.thought in examples.thoughts and _example_key(reply) in examples.calls:
         return "placeholder", "it is copied from the examples of the instructions"
     return None
 
@@ -52,7 +53,7 @@ def never_an_answer(text: str) -> bool:
     """A final answer that is never one: a placeholder of the reply format or a worked example's
     answer copied back (what :func:`never_an_action` says of a final answer)."""
     return len(text) <= 1000 and (
-        _is_placeholder(text, "answer") or text in _prompt_examples()[1]
+        _is_placeholder(text, "answer") or text in _prompt_examples().answers
     )
 
 
@@ -63,7 +64,7 @@ def may_become_never_an_answer(prefix: str) -> bool:
     if len(prefix) > 1000:
         return False
     text = prefix.lstrip()
-    if not text.strip(".…") or any(a.startswith(prefix) for a in _prompt_examples()[1]):
+    if not text.strip(".…") or any(a.startswith(prefix) for a in _prompt_examples().answers):
         return True  # (blank, dots only, or an example's first characters)
     if text[0] == "<" and len(text) <= 82 and "\n" not in text:
         close = text.find(">")
@@ -96,11 +97,21 @@ def _example_key(reply: Reply) -> str:
     return json.dumps([reply.thought, calls], sort_keys=True, ensure_ascii=False, default=str)
 
 
+class _Examples(NamedTuple):
+    """The worked examples of the instructions: the keys of their calls (:func:`_example_key`),
+    the thoughts of those calls (a reply with another thought is no copy) and their final
+    answers."""
+
+    calls: frozenset[str]
+    thoughts: frozenset[str | None]
+    answers: frozenset[str]
+
+
 @functools.cache
-def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
-    """The worked examples of ``prompts/agent/system.md`` (its ``Assistant: {...}`` lines): the keys
-    of their calls and their final answers."""
+def _prompt_examples() -> _Examples:
+    """The worked examples of ``prompts/agent/system.md`` (its ``Assistant: {...}`` lines)."""
     calls: set[str] = set()
+    thoughts: set[str | None] = set()
     answers: set[str] = set()
     for line in prompts.load_template("agent/system").template.splitlines():
         head, colon, rest = line.partition(":")
@@ -113,7 +124,8 @@ def _prompt_examples() -> tuple[frozenset[str], frozenset[str]]:
             answers.add(reply.final_answer)
         elif reply is not None:
             calls.add(_example_key(reply))
-    return frozenset(calls), frozenset(answers)
+            thoughts.add(reply.thought)
+    return _Examples(frozenset(calls), frozenset(thoughts), frozenset(answers))
 
 
 def never_problem(body: str, start: int, end: int, why: str) -> str:

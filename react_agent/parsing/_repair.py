@@ -44,12 +44,28 @@ def _has_raw_path(text: str) -> bool:
     return "\\" in text and ":\\" in text and _RAW_PATH_AHEAD.search(text) is not None
 
 
+_LENIENT = json.JSONDecoder(strict=False)
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text, strict=False)`` (control characters allowed in strings), with one
+    decoder for every call instead of a new one each time.
+
+    Raises:
+        json.JSONDecodeError: ``text`` is not JSON (or starts with a BOM, as for ``json.loads``).
+        RecursionError: it is nested deeper than Python's stack.
+    """
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _LENIENT.decode(text)
+
+
 def load_json(text: str) -> Any:
     """``text`` as strict JSON (control characters allowed in strings), else :data:`FAIL`."""
     if _has_raw_path(text):
         return FAIL
     try:
-        return json.loads(text, strict=False)
+        return loads(text)
     except (ValueError, RecursionError):
         return FAIL
 
@@ -59,7 +75,7 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
     error = "a Windows path with raw backslashes"
     try:
         if not _has_raw_path(raw):
-            return json.loads(raw, strict=False), (), ""
+            return loads(raw), (), ""
     except RecursionError:
         return FAIL, (), "it is nested too deeply"
     except json.JSONDecodeError as exc:
@@ -75,7 +91,7 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
             return value, ("read an envelope written with escaped quotes (\\\")", *fixes), ""
     try:
         fixed, repairs = repair_json(raw)
-        return json.loads(fixed, strict=False), tuple(repairs), ""
+        return loads(fixed), tuple(repairs), ""
     except RepairError as exc:  # a fault recognised: say which, not where json.loads stopped
         return FAIL, (), str(exc)
     except (ValueError, RecursionError):

@@ -666,7 +666,8 @@ def _finish(reply: Reply, body: str, start: int, end: int) -> Reply:
         m = _THOUGHT_LINE.search(body, 0, start)
         if m is not None:
             thought, source_start = m.group(1).strip(), m.start()
-    reply = dataclasses.replace(reply, thought=thought, source=body[source_start:end])
+    reply = Reply(thought, reply.tool_calls, reply.final_answer, reply.stage, reply.repairs,
+                  body[source_start:end])
     if body.find("\\", start, end) != -1 and (  # an escape \\udXXX (or \\U in Python style)
         body.find("\\u", start, end) != -1 or body.find("\\U", start, end) != -1
     ):
