@@ -14,11 +14,11 @@ valid reply and an observation look like.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from . import prompts
+from ._json import sorted_json, text_json
 from .tools import Toolbox
 from .types import Message, Step, ToolCall, ToolResult
 
@@ -146,7 +146,7 @@ def observation_message(results: list[ToolResult], task: str) -> str:
         text = results[0].observation
     else:
         text = "\n".join(
-            f"[{i}] {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
+            f"[{i}] {r.call.name} {text_json(r.call.args)}: {r.observation}"
             for i, r in enumerate(results, 1)
         )
     return prompts.render("agent/observation", observation=text, task=task)
@@ -157,6 +157,6 @@ def signature(call: ToolCall) -> tuple[str, str]:
     Computed once per call object (a call's arguments are not changed once parsed)."""
     known: tuple[str, str] | None = call.__dict__.get("_signature")
     if known is None:
-        known = (call.name, json.dumps(call.args, sort_keys=True))
+        known = (call.name, sorted_json(call.args))
         object.__setattr__(call, "_signature", known)
     return known

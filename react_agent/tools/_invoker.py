@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._json import shown_json, text_json
 from ..types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
 from . import _schema as json_schema
 from ._toolbox import Tool, Toolbox
@@ -497,9 +498,8 @@ def _clean_object(
 def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> Any:
     cleaned = value.strip() if isinstance(value, str) else value
     types = _types(spec)
-    if types and _json_type(cleaned) not in types and not (
-        _json_type(cleaned) == "integer" and "number" in types
-    ):
+    kind = _json_type(cleaned) if types else ""
+    if types and kind not in types and not (kind == "integer" and "number" in types):
         cleaned = _coerce(cleaned, types)
     if "integer" in types and isinstance(cleaned, float) and cleaned.is_integer() \
             and abs(cleaned) <= _EXACT_FLOAT_INTEGERS:
@@ -621,7 +621,7 @@ def _brief(value: Any, limit: int) -> str:
     placeholder naming its type when no text can be made. Never raises (but
     ``KeyboardInterrupt``)."""
     try:
-        text = json.dumps(value, ensure_ascii=False, default=repr)
+        text = shown_json(value)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
@@ -715,7 +715,7 @@ def format_result(value: Any) -> str:
 
 
 def _as_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return text_json(value)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
