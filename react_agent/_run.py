@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -104,11 +104,45 @@ _PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
 
+class _Each:
+    """``derive`` applied to each text of a list that only grows, each text once, when first
+    asked for: what no check of a step needs is never computed."""
+
+    def __init__(self, texts: list[str], derive: Callable[[str], Any]) -> None:
+        self._texts, self._derive = texts, derive
+        self._done: list[Any] = []
+
+    def __call__(self) -> list[Any]:
+        done, texts = self._done, self._texts
+        done.extend(self._derive(text) for text in texts[len(done):])
+        return done
+
+
+class _Gathered:
+    """The values ``derive`` finds in each text of growing lists, gathered into one set or
+    list: each text read once, when the collection is first asked for after it came."""
+
+    def __init__(self, sources: list[list[str]], derive: Callable[[str], Iterable[Any]],
+                 into: set[Any] | list[Any]) -> None:
+        self._sources, self._derive, self._into = sources, derive, into
+        self._read = [0] * len(sources)
+
+    def __call__(self) -> Any:
+        add = self._into.update if isinstance(self._into, set) else self._into.extend
+        for n, texts in enumerate(self._sources):
+            for text in texts[self._read[n]:]:
+                add(self._derive(text))
+            self._read[n] = len(texts)
+        return self._into
+
+
 @dataclass
 class Facts:
     """What the run has been told so far, kept up to date as it grows (never recomputed from
     the whole history): the words of the system prompt and the user (not the observation
-    messages, which echo the calls, made-up values included) and the tools' results.
+    messages, which echo the calls, made-up values included) and the tools' results. What
+    the checks read of them (case-folded texts, numbers, phone digits) is derived from each
+    text once, when a check first needs it.
 
     Attributes:
         system: the system prompt messages.
@@ -132,27 +166,24 @@ class Facts:
     step_results: dict[tuple[tuple[str, str], ...], list[ToolResult]] = field(
         default_factory=dict)
     warned: bool = False
-    _ok: list[str] = field(default_factory=list)
-    # case-folded once, when they arrive: the system and user messages, the successful
-    # observations, and the observations that ground a contact detail
-    _system_folded: list[str] = field(default_factory=list)
-    _user_folded: list[str] = field(default_factory=list)
-    _ok_folded: list[str] = field(default_factory=list)
-    _known_folded_results: list[str] = field(default_factory=list)
-    _numbers: set[float] = field(default_factory=set)
-    _digits: list[str] = field(default_factory=list)
-    _said_folded: str | None = None
-    _known_folded: str | None = None
+    _ok: list[str] = field(default_factory=list)  # the successful observations
+    _grounding: list[str] = field(default_factory=list)  # the observations that ground a
+    # contact detail: all but the refusals that quote a made-up one
+
+    def __post_init__(self) -> None:
+        fold = str.casefold
+        self._system_folded = _Each(self.system, fold)
+        self._user_folded = _Each(self.user, fold)
+        self._ok_folded = _Each(self._ok, fold)
+        self._grounding_folded = _Each(self._grounding, fold)
+        self._numbers: _Gathered = _Gathered([self.user, self._ok], _numbers, set())
+        self._digits = _Gathered([self.system, self.user, self._grounding], _phone_digits, [])
+        self._said: tuple[int, int, str] = (0, 0, "")
+        self._known: tuple[int, int, int, str] = (0, 0, 0, "")
 
     def told(self, message: Message) -> None:
         """A system or user message that is not an observation message."""
         (self.system if message["role"] == "system" else self.user).append(message["content"])
-        (self._system_folded if message["role"] == "system" else self._user_folded).append(
-            message["content"].casefold())
-        if message["role"] == "user":
-            self._numbers.update(_numbers(message["content"]))
-        self._digits += _phone_digits(message["content"])
-        self._said_folded = self._known_folded = None
 
     def observed(self, results: Sequence[ToolResult]) -> None:
         """The results of a step's calls (those answered from before included)."""
@@ -162,40 +193,41 @@ class Facts:
             if result.ok:
                 self.succeeded[key] = result
                 self._ok.append(result.observation)
-                self._ok_folded.append(result.observation.casefold())
-                self._numbers.update(_numbers(result.observation))
             if result.error not in ("repeated", "set_aside"):
                 self.latest[key] = result
             if result.error != "ungrounded":
-                self._known_folded_results.append(result.observation.casefold())
-                self._digits += _phone_digits(result.observation)
-        self._said_folded = self._known_folded = None
+                self._grounding.append(result.observation)
 
     @property
     def said(self) -> str:
         """What the user said and the successful results returned, one text, case-folded."""
-        if self._said_folded is None:
-            self._said_folded = "\n".join([*self._user_folded, *self._ok_folded])
-        return self._said_folded
+        user, ok = self._user_folded(), self._ok_folded()
+        if self._said[:2] != (len(user), len(ok)):
+            self._said = (len(user), len(ok), "\n".join([*user, *ok]))
+        return self._said[2]
 
     @property
     def said_numbers(self) -> set[float]:
         """The numbers in :attr:`said`, as floats (thousands separators dropped)."""
-        return self._numbers
+        numbers: set[float] = self._numbers()
+        return numbers
 
     @property
     def known(self) -> str:
         """What grounds a contact detail, case-folded: the system prompt, the user's messages
         and every result except a refusal that quotes the made-up value."""
-        if self._known_folded is None:
-            self._known_folded = "\n".join([*self._system_folded, *self._user_folded,
-                                             *self._known_folded_results])
-        return self._known_folded
+        system, user = self._system_folded(), self._user_folded()
+        results = self._grounding_folded()
+        if self._known[:3] != (len(system), len(user), len(results)):
+            self._known = (len(system), len(user), len(results),
+                           "\n".join([*system, *user, *results]))
+        return self._known[3]
 
     @property
     def known_digits(self) -> list[str]:
         """The digits of each phone-like number in :attr:`known`."""
-        return self._digits
+        digits: list[str] = self._digits()
+        return digits
 
     @property
     def ok_observations(self) -> list[str]:

@@ -25,24 +25,26 @@ _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
 
 
 def ungrounded(
-    call: ToolCall, known: str, known_digits: Sequence[str], found: Callable[[], str] = str,
+    call: ToolCall, known: Callable[[], str], known_digits: Callable[[], Sequence[str]],
+    found: Callable[[], str] = str,
 ) -> ToolResult | None:
     """A refusal to run ``call`` when one of its string arguments holds an email address or a
-    phone number (7 digits or more) found nowhere in ``known`` (the task, the system prompt and
-    the tool results so far, case-folded; ``known_digits``: the digits of each phone number in
-    it): a small model makes such values up instead of looking them up. The refusal names the
-    addresses or numbers that ``found()`` holds (the task and the successful tool results),
-    closest first, so a model that looked the value up but kept its guess sees which one to
-    use. ``None`` when every such value is grounded.
+    phone number (7 digits or more) found nowhere in ``known()`` (the task, the system prompt
+    and the tool results so far, case-folded; ``known_digits()``: the digits of each phone
+    number in it): a small model makes such values up instead of looking them up. The refusal
+    names the addresses or numbers that ``found()`` holds (the task and the successful tool
+    results), closest first, so a model that looked the value up but kept its guess sees which
+    one to use. ``None`` when every such value is grounded. The three are called only for a
+    call that holds an address or a number.
 
     Each argument is scanned once, in time linear in its length."""
     for where, text in strings(call.args):
         for mail in _emails(text):
-            if mail.casefold() not in known:
+            if mail.casefold() not in known():
                 return _not_grounded(call, where, mail, "address", _emails(found()))
         for phone in _PHONE.findall(text):
             digits = re.sub(r"\D", "", phone)
-            seen = any(digits in k or k in digits for k in known_digits if len(k) >= 7)
+            seen = any(digits in k or k in digits for k in known_digits() if len(k) >= 7)
             if len(digits) >= 7 and not _DATE.search(phone) and not seen:
                 numbers = [p.strip() for p in _PHONE.findall(found())
                            if len(re.sub(r"\D", "", p)) >= 7 and not _DATE.search(p)]
@@ -151,5 +153,5 @@ class GroundContacts(Policy):
 
     def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
         facts = run.facts
-        return ungrounded(call, facts.known, facts.known_digits,
+        return ungrounded(call, lambda: facts.known, lambda: facts.known_digits,
                           lambda: "\n".join([run.task, *facts.ok_observations]))

@@ -43,7 +43,8 @@ def told(text: str) -> Facts:
 def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known: str,
                                                     refused: str | None) -> None:
     facts = told(known)
-    result = ungrounded(ToolCall("send", args), facts.known, facts.known_digits)
+    result = ungrounded(ToolCall("send", args), lambda: facts.known,
+                        lambda: facts.known_digits)
     if refused is None:
         assert result is None
     else:
