@@ -10,8 +10,8 @@ by rules instead of the model.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -21,6 +21,8 @@ from typing import Any, ClassVar
 
 from .. import _lexical as lexical
 from .. import prompts
+from .._json import text_json
+from .._persist import loads
 from .._protocol import FINAL_ANSWER_SCHEMA, Query
 from .._run import Policy, Request, Run
 from ..errors import ConfigError, ModelError, OutputParseError
@@ -76,16 +78,17 @@ class Review(Policy):
         answer = run.result.final_answer or ""
         if not run.called_tools:
             return step
+        values = returned(run.task, run.facts.results)
         if self.mode == "always":
             reasons = ["is reviewed every time (Review(mode='always'))"]
         else:
-            reasons = gaps(run.task, answer, run.facts.results)
+            reasons = gaps(run.task, answer, run.facts.results, values)
         if not reasons:
             return step
         yield FinalAnswer(step, answer, draft=True, reasons=tuple(reasons))
         return (yield from self.ask_again(run, reasons, "Review", "the draft answer " +
                                           " and ".join(reasons) + "; asking again in a "
-                                          "focused call"))
+                                          "focused call", values))
 
     def on_loop(self, run: Run, step: Step) -> Generator[Request, Any, Step | None]:
         if not all(run.succeeded(call) for call in step.tool_calls):
@@ -94,10 +97,11 @@ class Review(Policy):
                                           "whose results it already has; asking for the final "
                                           "answer in a focused call"))
 
-    def ask_again(self, run: Run, reasons: list[str], label: str, why: str
-                  ) -> Generator[Request, Any, Step]:
+    def ask_again(self, run: Run, reasons: list[str], label: str, why: str,
+                  values: Returned | None = None) -> Generator[Request, Any, Step]:
         """The focused call, noted as ``label: why`` on its step; returns the step (not in
-        ``run.steps`` if the model failed: the step before it is noted with why)."""
+        ``run.steps`` if the model failed: the step before it is noted with why). ``values``:
+        :func:`returned` of the run, when already known."""
         focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
             "policies/review", task=run.task, facts=facts(run.facts.results))}]
         step = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
@@ -121,7 +125,7 @@ class Review(Policy):
         yield ReplyParsed(step, parsed)
         result = run.result
         if parsed.final_answer and parsed.final_answer.strip() \
-                and not _worse(run, parsed.final_answer, result.final_answer):
+                and not _worse(run, parsed.final_answer, result.final_answer, values):
             result.final_answer = parsed.final_answer
         else:
             run.messages[-1] = draft
@@ -129,13 +133,14 @@ class Review(Policy):
         return step
 
 
-def _worse(run: Run, answer: str, draft: str | None) -> bool:
+def _worse(run: Run, answer: str, draft: str | None, values: Returned | None = None) -> bool:
     """Whether the focused ``answer`` has a fault by :func:`gaps` that the ``draft`` it would
     replace does not have: trading one fault for another is no repair, and the draft came
     with the model's own reasoning. With no draft (a broken loop) it is never worse."""
     if draft is None:
         return False
-    faults = functools.partial(gaps, run.task, results=run.facts.results)
+    values = values if values is not None else returned(run.task, run.facts.results)
+    faults = functools.partial(gaps, run.task, results=run.facts.results, values=values)
     return bool(set(faults(answer)) - set(faults(draft)))
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -143,7 +148,13 @@ _NUMBER_LIKE = re.compile(r"[\d\s.,:%+\-]*")  # "40%", "-1.5%", "09:30", "" (not
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 
 
-def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
+Returned = dict[str, tuple[set[str], set[str]]]
+"""For each tool, the numbers (not in the task) and the words (:func:`_words`) its successful
+results returned that an answer should state."""
+
+
+def gaps(task: str, answer: str, results: list[ToolResult], values: Returned | None = None
+         ) -> list[str]:
     """What is wrong with the draft final ``answer`` to ``task``, each as words that follow
     "the draft answer ..." (empty: nothing found). Two checks, both language-neutral:
 
@@ -157,30 +168,44 @@ def gaps(task: str, answer: str, results: list[ToolResult]) -> list[str]:
       was computed from is faulted too. A result whose text a later successful call took as
       an argument (:func:`_handed_on`: a contact's address handed to a tool that sends) was a
       means to the task, not part of the answer, and is not checked.
+
+    ``values``: :func:`returned` of ``task`` and ``results``, when already known (checking
+    several answers against the same results).
     """
     found = []
     task_script, answer_script = main_script(task), main_script(answer)
     if task_script and answer_script and task_script != answer_script:
         found.append(f"is written in {answer_script} script, the task in {task_script}")
-    given, stated, said = _numbers(task), _numbers(answer), answer.casefold()
-    observed: dict[str, tuple[set[str], set[str]]] = {}
-    handed = _handed_on(results, task)
-    for n, r in enumerate(results):
-        if r.ok and not any(m > n and value in r.observation for m, value in handed):
-            numbers, words = observed.setdefault(r.call.name, (set(), set()))
-            numbers.update(_numbers(r.observation) - given)
-            words.update(_words(r.observation, task))
+    stated, said = _numbers(answer), answer.casefold()
     found += [f"states none of the values {tool} returned"
-              for tool, (numbers, words) in observed.items()
+              for tool, (numbers, words) in (values or returned(task, results)).items()
               if numbers and not numbers & stated and not any(w in said for w in words)]
     return found
+
+
+def returned(task: str, results: list[ToolResult]) -> Returned:
+    """What the successful ``results`` returned that an answer to ``task`` should state, by
+    tool (see :func:`gaps`): each result's numbers not in the task and its words
+    (:func:`_words`), except a result handed on to a later call (:func:`_handed_on`)."""
+    given, asked = _numbers(task), task.casefold()
+    values: Returned = {}
+    handed = _handed_on(results, asked)
+    for n, r in enumerate(results):
+        if r.ok and not any(m > n and value in r.observation for m, value in handed):
+            numbers, words = values.setdefault(r.call.name, (set(), set()))
+            numbers.update(_numbers(r.observation) - given)
+            words.update(_words(r.observation, asked))
+    return values
 
 
 def main_script(text: str) -> str | None:
     """The Unicode script most of ``text``'s letters belong to (the first word of their
     Unicode names: ``LATIN``, ``CJK``, ``CYRILLIC``, ``HANGUL``...), ``None`` without
     letters."""
-    counts = Counter(_script(ch) for ch in text if ch.isalpha())
+    counts: Counter[str] = Counter()
+    for char, n in Counter(text).items():  # (each distinct character named once)
+        if char.isalpha():
+            counts[_script(char)] += n
     return counts.most_common(1)[0][0] if counts else None
 
 
@@ -194,34 +219,33 @@ def _script(letter: str) -> str:
 def facts(results: list[ToolResult]) -> str:
     """The successful ``results`` as lines ``- <tool> <args as JSON>: <observation>`` for the
     focused call (``(none)`` without any)."""
-    lines = [f"- {r.call.name} {json.dumps(r.call.args, ensure_ascii=False)}: {r.observation}"
+    lines = [f"- {r.call.name} {text_json(r.call.args)}: {r.observation}"
              for r in results if r.ok]
     return "\n".join(lines) or "(none)"
 
 
-def _handed_on(results: list[ToolResult], task: str) -> list[tuple[int, str]]:
+def _handed_on(results: list[ToolResult], asked: str) -> list[tuple[int, str]]:
     """The string arguments of 4+ characters that the task does not hold, of each successful
     call, with the call's index in ``results``: a result whose observation holds one of a later
     call's was a means to the task (an address or a phone number looked up, then sent to; a
-    price cleaned to a number is no string). Each call's arguments are read once."""
-    asked = task.casefold()
+    price cleaned to a number is no string). Each call's arguments are read once. ``asked``:
+    the task, case-folded."""
     return [(n, value) for n, r in enumerate(results) if r.ok for _, value in strings(r.args)
             if len(value.strip()) >= 4 and value.casefold() not in asked]
 
 
-def _words(observation: str, task: str) -> set[str]:
-    """The words a result states that the task does not, lower-cased: the string values of a
-    JSON result that are not numbers (``"overcast"``, ``"packed"``, an address), or the
-    words of 4+ letters of a plain-text result that are not stop words."""
-    try:
-        data = json.loads(observation)
-    except ValueError:
-        data = None
+def _words(observation: str, asked: str) -> set[str]:
+    """The words a result states that the task (``asked``, case-folded) does not, lower-cased:
+    the string values of a JSON result that are not numbers (``"overcast"``, ``"packed"``, an
+    address), or the words of 4+ letters of a plain-text result that are not stop words."""
+    data = None
+    if observation.lstrip()[:1] in ("{", "["):  # (only an object or a list is read as JSON)
+        with contextlib.suppress(ValueError):  # (not JSON, or nested too deeply to walk)
+            data = loads(observation)
     if isinstance(data, (dict, list)):
         found = {v for _, v in strings(data) if not _NUMBER_LIKE.fullmatch(v)}
     else:
         found = {w for w in _LONG_WORD.findall(observation) if lexical.terms(w)}
-    asked = task.casefold()
     return {w.casefold() for w in found if w.casefold() not in asked}
 
 

@@ -69,6 +69,12 @@ def test_a_word_the_result_states_counts_as_a_value() -> None:
     assert gaps("Where is order A-1?", "It has been packed.", [status]) == []
 
 
+def test_a_result_nested_too_deeply_to_walk_is_read_as_plain_text() -> None:
+    deep = ToolResult(ToolCall("lookup", {"q": "x"}), "[" * 3000 + "7" + "]" * 3000, ok=True)
+    assert gaps("Look x up.", "It is 7.", [deep]) == []
+    assert gaps("Look x up.", "Nothing.", [deep]) == ["states none of the values lookup returned"]
+
+
 def test_words_alone_never_fault_an_answer() -> None:
     sent = ToolResult(ToolCall("send_email", {"to": "a@b.example"}),
                       "Email sent to a@b.example", ok=True)  # no number to state
