@@ -639,6 +639,8 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
                 hint = _did_you_mean(extra, props)
                 known = ", ".join(props) or "none"
                 problems.append(f"{extra}: unknown argument{hint} (arguments: {known})")
+    if json_schema.surely_valid(schema, args):
+        return problems
     try:
         errors = sorted(json_schema.validator(schema).iter_errors(args), key=_error_key)
     except json_schema.UnresolvedReference as exc:

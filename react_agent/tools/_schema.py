@@ -148,6 +148,85 @@ _VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 _VALIDATORS_LOCK = threading.Lock()
 
 
+def surely_valid(schema: Any, value: Any) -> bool:
+    """Whether ``value`` is valid against ``schema``, decided without a validator when
+    ``schema`` holds only the keywords most tool schemas are made of (``type``, ``properties``,
+    ``required``, ``additionalProperties``, ``items``, ``enum`` of strings, and annotations such
+    as ``description``): ``True`` only when the :func:`validator` would accept ``value`` too.
+    ``False`` means "not decided here" (another keyword, a value these checks do not settle,
+    or an invalid value): ask the validator, which also says what is wrong.
+
+    A validator descends into each argument through new validator objects (tens of µs a
+    call); this walk costs a few. Linear in the parts of ``schema`` that ``value`` fills; the
+    recursion follows the schema, which :func:`check` keeps shallow.
+    """
+    if not isinstance(schema, dict):
+        return False
+    for key, spec in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            names = [spec] if isinstance(spec, str) else spec if isinstance(spec, list) else []
+            if not any(_is(value, name) for name in names):
+                return False
+        elif key == "enum":
+            if not (isinstance(value, str) and isinstance(spec, list) and value in spec):
+                return False
+        elif key == "properties":
+            if not isinstance(spec, dict):
+                return False
+            if isinstance(value, dict) and not all(
+                    surely_valid(sub, value[name]) for name, sub in spec.items() if name in value):
+                return False
+        elif key == "required":
+            if not (isinstance(spec, list) and all(isinstance(n, str) for n in spec)):
+                return False
+            if isinstance(value, dict) and not all(name in value for name in spec):
+                return False
+        elif key == "additionalProperties":
+            named = schema.get("properties", {})
+            if not isinstance(named, dict):
+                return False
+            if isinstance(value, dict) and spec is not True:
+                extra = [v for k, v in value.items() if k not in named]
+                if spec is False:
+                    if extra:
+                        return False
+                elif not all(surely_valid(spec, v) for v in extra):
+                    return False
+        elif key == "items":
+            if isinstance(value, list) and spec is not True and \
+                    not all(surely_valid(spec, item) for item in value):
+                return False
+        else:
+            return False
+    return True
+
+
+_ANNOTATIONS = frozenset({
+    "description", "title", "default", "examples", "$comment", "deprecated", "readOnly",
+    "writeOnly",
+})
+
+
+def _is(value: Any, name: str) -> bool:
+    """``value`` is of the JSON Schema type ``name`` (by the checks the validator makes; a
+    float with no fraction, which the validator also counts as an integer, is left to it)."""
+    if name == "string":
+        return isinstance(value, str)
+    if name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if name == "boolean":
+        return isinstance(value, bool)
+    if name == "object":
+        return isinstance(value, dict)
+    if name == "array":
+        return isinstance(value, list)
+    return name == "null" and value is None
+
+
 UnresolvedReference = Unresolvable
 """What a :func:`validator` raises for a reference it does not follow."""
 

@@ -10,13 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from probes import CountingListener, opened
 
 from react_agent import Toolbox, ToolCall
 from react_agent.errors import ToolDefinitionError
 from react_agent.harness._evaluation import toolbox_from_specs
 from react_agent.tools import _schema as json_schema
-from react_agent.tools._invoker import invoke
+from react_agent.tools._invoker import check_args, invoke
 
 
 def nested(levels: int) -> dict[str, Any]:
@@ -129,3 +131,113 @@ def test_a_schema_object_gets_one_validator_and_another_object_its_own() -> None
     twin = json.loads(json.dumps(schema))
     assert json_schema.validator(twin) is not first
     assert first.is_valid({"n": 1}) and not first.is_valid({"n": "x"})
+
+
+# -- surely_valid: the validator's answer without the validator, where it is sure ----------------
+
+TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
+NAMES = ("a", "b", "city", "n")
+
+
+def plain_schemas() -> st.SearchStrategy[dict[str, Any]]:
+    """Schemas of the keywords :func:`surely_valid` decides, plus now and then one it does not
+    (``minimum``, ``const``, ``prefixItems``, a boolean subschema)."""
+    def node(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+        return st.fixed_dictionaries({}, optional={
+            "type": st.sampled_from(TYPES) | st.lists(st.sampled_from(TYPES), max_size=3),
+            "enum": st.lists(st.sampled_from(["x", "X", "y", 1, 1.0, True, None]), max_size=4),
+            "properties": st.dictionaries(st.sampled_from(NAMES), children, max_size=3),
+            "required": st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+            "additionalProperties": st.booleans() | children,
+            "items": children,
+            "description": st.text(max_size=5),
+            "default": st.integers(),
+            "minimum": st.integers(-2, 2),
+            "const": st.sampled_from(["x", 1]),
+            "prefixItems": st.lists(children, max_size=2),
+        })
+    leaf = node(st.just({"type": "string"}) | st.booleans())
+    return st.recursive(leaf, node, max_leaves=8)
+
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([1.0, 2.5, -0.0])
+    | st.sampled_from(["x", "X", "y", ""]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(NAMES), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@st.composite
+def fitting(draw: st.DrawFn, schema: Any, depth: int = 0) -> Any:
+    """A value made to fit ``schema`` most of the time (random ones seldom fit an object)."""
+    if not isinstance(schema, dict) or depth > 4 or draw(st.integers(0, 9)) == 0:
+        return draw(values)
+    if schema.get("enum"):
+        return draw(st.sampled_from(schema["enum"]))
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = draw(st.sampled_from(kind)) if kind else None
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        names = draw(st.lists(st.sampled_from(NAMES), max_size=4, unique=True))
+        return {n: draw(fitting(props.get(n), depth + 1)) for n in names}
+    if kind == "array" or "items" in schema:
+        return [draw(fitting(schema.get("items"), depth + 1))
+                for _ in range(draw(st.integers(0, 3)))]
+    return draw({"string": st.sampled_from(["x", "y"]), "integer": st.integers(-3, 3),
+                 "number": st.sampled_from([1, 2.5]), "boolean": st.booleans(),
+                 "null": st.none()}.get(kind, values))
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.data(), schema=plain_schemas())
+def test_surely_valid_is_never_true_where_the_validator_refuses(
+    data: st.DataObject, schema: dict[str, Any]
+) -> None:
+    value = data.draw(fitting(schema))
+    if json_schema.surely_valid(schema, value):
+        assert json_schema.validator(schema).is_valid(value), (schema, value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), schema=plain_schemas())
+def test_check_args_says_the_same_with_and_without_the_shortcut(
+    data: st.DataObject, schema: dict[str, Any]
+) -> None:
+    args = data.draw(st.dictionaries(st.sampled_from(NAMES), values, max_size=3)
+                     | fitting(schema).filter(lambda v: isinstance(v, dict)))
+    shortcut = check_args(schema, args)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(json_schema, "surely_valid", lambda schema, value: False)
+        assert check_args(schema, args) == shortcut
+
+
+@pytest.mark.parametrize(("schema", "value"), [
+    ({"type": "object", "properties": {"city": {"type": "string", "description": "A city."},
+                                       "unit": {"enum": ["C", "F"], "type": "string"}},
+      "required": ["city"]}, {"city": "Oslo", "unit": "C"}),
+    ({"type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": "number"}},
+      "additionalProperties": False}, {"n": 3, "x": 2.5}),
+    ({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}},
+      "additionalProperties": {"type": "boolean"}}, {"tags": ["a", "b"], "on": True}),
+    ({"type": ["string", "null"]}, None),
+])
+def test_surely_valid_decides_the_common_tool_schemas(schema: dict[str, Any], value: Any) -> None:
+    assert json_schema.surely_valid(schema, value)
+
+
+@pytest.mark.parametrize(("schema", "value"), [
+    ({"type": "object", "required": ["city"]}, {}),  # invalid
+    ({"type": "integer"}, True),  # invalid: a boolean is no integer
+    ({"type": "object", "additionalProperties": False}, {"x": 1}),  # invalid
+    ({"enum": ["C", "F"]}, "c"),  # invalid
+    ({"type": "integer"}, 2.0),  # valid, but left to the validator
+    ({"enum": [1, 2]}, 1),  # valid, but left to the validator (1 == True, 1.0...)
+    ({"type": "integer", "minimum": 0}, 5),  # a keyword it does not decide
+    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {}}}, {}),
+    ({"type": "object", "properties": "no"}, {}),  # not a schema at all
+])
+def test_surely_valid_leaves_the_rest_to_the_validator(schema: dict[str, Any], value: Any) -> None:
+    assert not json_schema.surely_valid(schema, value)
