@@ -4,15 +4,23 @@ the observation, events, the default policies), with a ScriptedModel and a 10-to
 Goals: < 300 µs per step, and a step costs the same however long the run is.
 
     python benchmarks/overhead.py [--runs 200] [--steps 10,30]
+    python benchmarks/overhead.py --against CHECKOUT [--runs 200] [--steps 10,30]
 
 Each run is ``--steps`` tool steps (cycling through the 10 tools with arguments that need
 cleaning: strings for numbers, spaces, enum case; the task states every value, so no policy
 holds a call back) and a final answer. Framework time of a run = wall time - model time
 (``Step.model_seconds``) - time inside the tool functions (measured by wrapping them); per step
-= that / model calls. Printed, per run length: median and 90th percentile in µs, and the median
-with parallel calls (3 per step); then the marginal cost of a step between the shortest and the
-longest runs (the difference of the median framework time per run, over the difference of
-steps).
+= that / model calls. The run lengths (and one and three calls a step) take turns, run by run,
+so that each sees the same machine. Printed, per run length: median and 90th percentile in µs,
+and the median with parallel calls (3 per step); then the marginal cost of a step between the
+shortest and the longest runs (the difference of the median framework time per run, over the
+difference of steps) and how much more a step of the longest runs costs.
+
+``--against CHECKOUT`` compares this checkout with another (a ``git worktree`` of an older
+commit, say): two worker processes, one importing each, take turns run by run (one call per
+step), so that both see the same machine; printed per run length: each one's median and the
+median of the paired ratios (this / other). On a machine whose speed drifts, the ratio is the
+steadier figure.
 """
 
 from __future__ import annotations
@@ -20,11 +28,16 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
+import react_agent
 from react_agent import Agent, ScriptedModel, Toolbox
 
 INSIDE_TOOLS = [0.0]
@@ -137,29 +150,78 @@ def per_step_us(steps: int, parallel: int, runs: int) -> list[float]:
     return samples
 
 
+def worker() -> None:
+    """Answer each line ``STEPS`` on stdin with the framework µs per step of one such run."""
+    per_step_us(10, 1, 10)  # warm up
+    for line in sys.stdin:
+        print(per_step_us(int(line), 1, 1)[0], flush=True)
+
+
+def paired(other: Path, lengths: list[int], runs: int) -> None:
+    here = Path(react_agent.__file__).resolve().parents[1]
+    workers = [subprocess.Popen([sys.executable, __file__, "--worker"], text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                env={**os.environ, "PYTHONPATH": str(root)})
+               for root in (here, other)]
+    print(f"framework time per step, {runs} runs each, alternating: this checkout ({here}) "
+          f"and {other}")
+    for steps in lengths:
+        samples: list[list[float]] = [[], []]
+        for n in range(runs):
+            for k in (0, 1) if n % 2 == 0 else (1, 0):
+                assert workers[k].stdin is not None and workers[k].stdout is not None
+                workers[k].stdin.write(f"{steps}\n")
+                workers[k].stdin.flush()
+                samples[k].append(float(workers[k].stdout.readline()))
+        ratio = statistics.median(a / b for a, b in zip(*samples, strict=True))
+        print(f"  N={steps:<3} this: median {statistics.median(samples[0]):5.0f} µs   other: "
+              f"median {statistics.median(samples[1]):5.0f} µs   this/other (paired): "
+              f"{ratio:.3f}")
+    for w in workers:
+        assert w.stdin is not None
+        w.stdin.close()
+        w.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--steps", default="10,30", help="run lengths, comma-separated")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="compare with another checkout, run by run")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     lengths = [int(n) for n in args.steps.split(",")]
+    if args.worker:
+        worker()
+        return
+    if args.against:
+        paired(args.against.resolve(), lengths, args.runs)
+        return
     per_step_us(lengths[0], 1, 10)  # warm up
-    medians = {}
+    configs = [(steps, parallel) for steps in lengths for parallel in (1, 3)]
+    samples: dict[tuple[int, int], list[float]] = {c: [] for c in configs}
+    for _ in range(args.runs):  # the configurations take turns: each sees the same machine
+        for steps, parallel in configs:
+            samples[steps, parallel] += per_step_us(steps, parallel, 1)
+    medians = {steps: statistics.median(samples[steps, 1]) for steps in lengths}
     print(f"framework time per step, 10 tools, {args.runs} runs of N tool steps + a final "
           "answer:")
     for steps in lengths:
-        one = sorted(per_step_us(steps, 1, args.runs))
-        three = per_step_us(steps, 3, args.runs)
+        one = sorted(samples[steps, 1])
         p90 = one[int(0.9 * (len(one) - 1))]
-        medians[steps] = statistics.median(one)
         print(f"  N={steps:<3} one call per step:    median {medians[steps]:7.0f} µs   "
               f"p90 {p90:7.0f} µs")
-        print(f"        three parallel calls: median {statistics.median(three):7.0f} µs")
+        print(f"        three parallel calls: median {statistics.median(samples[steps, 3]):7.0f}"
+              " µs")
     if len(lengths) > 1:
         short, long = min(lengths), max(lengths)
         marginal = (medians[long] * (long + 1) - medians[short] * (short + 1)) / (long - short)
+        paired_ratio = statistics.median(
+            b / a for a, b in zip(samples[short, 1], samples[long, 1], strict=True))
         print(f"  marginal cost of a step from N={short} to N={long}: {marginal:.0f} µs; "
-              f"N={long} vs N={short}: {medians[long] / medians[short] - 1:+.0%}")
+              f"N={long} vs N={short}: {medians[long] / medians[short] - 1:+.0%} (medians), "
+              f"{paired_ratio - 1:+.0%} (median of the runs' ratios, turn by turn)")
 
 
 if __name__ == "__main__":
