@@ -14,13 +14,16 @@ holds a call back) and a final answer. Framework time of a run = wall time - mod
 so that each sees the same machine. Printed, per run length: median and 90th percentile in µs,
 and the median with parallel calls (3 per step); then the marginal cost of a step between the
 shortest and the longest runs (the difference of the median framework time per run, over the
-difference of steps) and how much more a step of the longest runs costs.
+difference of steps) and how much more a step of the longest runs costs than one of the
+shortest, twice: from the medians, and as the median of the ratios of the runs made turn by
+turn.
 
-``--against CHECKOUT`` compares this checkout with another (a ``git worktree`` of an older
-commit, say): two worker processes, one importing each, take turns run by run (one call per
-step), so that both see the same machine; printed per run length: each one's median and the
-median of the paired ratios (this / other). On a machine whose speed drifts, the ratio is the
-steadier figure.
+``--against CHECKOUT`` compares this checkout with another (the root folder of a ``git
+worktree`` of an older commit, say): two worker processes, one importing each (each says which
+``react_agent`` it imported; a folder without one is refused), take turns run by run (one call
+per step), so that both see the same machine; printed per run length: each one's median and
+the median of the paired ratios (this / other). On a machine whose speed drifts, the ratio is
+the steadier figure.
 """
 
 from __future__ import annotations
@@ -151,20 +154,29 @@ def per_step_us(steps: int, parallel: int, runs: int) -> list[float]:
 
 
 def worker() -> None:
-    """Answer each line ``STEPS`` on stdin with the framework µs per step of one such run."""
+    """Say which react_agent this process imported, then answer each line ``STEPS`` on stdin
+    with the framework µs per step of one such run."""
+    print(Path(react_agent.__file__).resolve().parent, flush=True)
     per_step_us(10, 1, 10)  # warm up
     for line in sys.stdin:
         print(per_step_us(int(line), 1, 1)[0], flush=True)
 
 
 def paired(other: Path, lengths: list[int], runs: int) -> None:
+    if not (other / "react_agent" / "__init__.py").is_file():
+        raise SystemExit(f"--against {other}: no react_agent package there (a checkout's root "
+                         "folder is expected)")
     here = Path(react_agent.__file__).resolve().parents[1]
     workers = [subprocess.Popen([sys.executable, __file__, "--worker"], text=True,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 env={**os.environ, "PYTHONPATH": str(root)})
                for root in (here, other)]
-    print(f"framework time per step, {runs} runs each, alternating: this checkout ({here}) "
-          f"and {other}")
+    imported = [w.stdout.readline().strip() if w.stdout else "" for w in workers]
+    if imported[0] == imported[1] or Path(imported[1]) != other / "react_agent":
+        raise SystemExit(f"--against {other}: the second worker imported {imported[1]}, not "
+                         "that checkout's react_agent")
+    print(f"framework time per step (one call a step), {runs} runs each, alternating: "
+          f"this checkout ({imported[0]}) and {imported[1]}")
     for steps in lengths:
         samples: list[list[float]] = [[], []]
         for n in range(runs):

@@ -639,6 +639,8 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
                 hint = _did_you_mean(extra, props)
                 known = ", ".join(props) or "none"
                 problems.append(f"{extra}: unknown argument{hint} (arguments: {known})")
+    barred = [name for name in args if props.get(name) is False]  # declared `false`
+    problems += [f"{name}: no value is allowed here; leave it out" for name in barred]
     if json_schema.surely_valid(schema, args):
         return problems
     try:
@@ -654,6 +656,13 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
                 problems.append(f"{name}: missing (required {expected})")
         elif error.validator == "additionalProperties":
             continue  # reported above with a hint
+        elif error.validator is None and barred and not error.absolute_path:
+            continue  # a `false` property, reported above by name (jsonschema's error of a
+            # `false` schema carries the path of the object around it, not its own)
+        elif error.validator is None:
+            where = ".".join(str(p) for p in error.absolute_path) or "(args)"
+            problems.append(f"{where}: holds a value where the schema allows none, got "
+                            f"{_brief(error.instance, 80)}")
         else:
             where = ".".join(str(p) for p in error.absolute_path) or "(args)"
             got = _brief(error.instance, 80)

@@ -517,6 +517,8 @@ def _type_words(spec: Mapping[str, Any]) -> str:
 
 def _describe_arg(name: str, spec: Any, required: bool) -> str:
     """One argument as ``name (type, required|optional, default X): one of ...; text; example``."""
+    if spec is False:  # a boolean schema that no value fits
+        return f"{name} (no value is allowed: leave it out)"
     if not isinstance(spec, dict):
         spec = {}
     parts = [_type_words(spec), "required" if required else "optional"]

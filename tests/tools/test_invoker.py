@@ -712,8 +712,11 @@ def test_boolean_subschemas_are_validated_not_a_crash() -> None:
     missing = invoke(tb, ToolCall("t", {"a": " x ", "c": [1]}))
     assert missing.error == "invalid_args" and "- b: missing" in missing.observation
     refused = invoke(tb, ToolCall("t", {"b": 1, "e": {"x": 2}}))
-    assert refused.error == "invalid_args" and "False schema does not allow 1" in \
-        refused.observation and "does not allow 2" in refused.observation
+    assert refused.error == "invalid_args"
+    assert "- b: no value is allowed here; leave it out" in refused.observation
+    assert "- e: holds a value where the schema allows none, got 2" in refused.observation
+    assert "False schema" not in refused.observation
+    assert "  - b (no value is allowed: leave it out)" in tb.describe()
 
 
 # -- control characters in arguments -----------------------------------------------------------
