@@ -6,6 +6,7 @@ Ray by test_ray.py."""
 from __future__ import annotations
 
 import _thread
+import itertools
 import json
 import os
 import re
@@ -157,9 +158,13 @@ def test_concurrent_runs_give_the_serial_records(tmp_path: Path, serial: dict[st
     out = tmp_path / "r.jsonl"
     seen: list[tuple[int, int, str, bool]] = []
     threads: set[str] = set()
+    gate = threading.Barrier(concurrency, timeout=60)
+    first = itertools.count()
 
     def make_agent(task: BatchTask) -> Agent:
         threads.add(threading.current_thread().name)
+        if next(first) < concurrency:  # the first tasks wait until `concurrency` run at once
+            gate.wait()  # (else quick workers may take every task before the last one starts)
         return scripted_agent(task)
 
     report = run_batch(tasks, out, make_agent, concurrency=concurrency,
