@@ -49,6 +49,7 @@ Example: a policy that refuses a tool after three calls::
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -100,6 +101,7 @@ class Setup:
     max_repeats: int = 3
 
 
+_CONTENT = operator.itemgetter("content")
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
@@ -155,6 +157,8 @@ class Facts:
         step_results: the results of the latest step (kept in the history) of each set of
             calls.
         warned: the model was told it repeats a call.
+        set_aside: a step's calls were set aside as repeats of calls the run has results of
+            (error ``"set_aside"``).
     """
 
     system: list[str] = field(default_factory=list)
@@ -166,6 +170,7 @@ class Facts:
     step_results: dict[tuple[tuple[str, str], ...], list[ToolResult]] = field(
         default_factory=dict)
     warned: bool = False
+    set_aside: bool = False
     _ok: list[str] = field(default_factory=list)  # the successful observations
     _grounding: list[str] = field(default_factory=list)  # the observations that ground a
     # contact detail: all but the refusals that quote a made-up one
@@ -245,6 +250,7 @@ class Facts:
         if step.tool_calls and step.results and step.in_history:
             self.step_results[tuple(signature(c) for c in step.tool_calls)] = step.results
         self.warned = self.warned or any(r.error == "repeated" for r in step.results)
+        self.set_aside = self.set_aside or any(r.error == "set_aside" for r in step.results)
 
 
 def _numbers(text: str) -> set[float]:
@@ -315,7 +321,7 @@ class Run:
             policy.before_query(self, query)
         messages = query.messages
         yield ModelCallStarted(query.step.index, len(messages),
-                               sum(len(m["content"]) for m in messages))
+                               sum(map(len, map(_CONTENT, messages))))
         reply: ModelReply = yield query
         return reply
 

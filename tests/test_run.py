@@ -69,3 +69,16 @@ def test_nothing_is_derived_before_a_check_asks(monkeypatch: pytest.MonkeyPatch)
     assert read == []
     assert facts.known_digits == []
     assert read == ["a long system prompt", "x"]
+
+
+def test_a_step_set_aside_or_warned_is_remembered_for_the_rest_of_the_run() -> None:
+    facts = Facts()
+    for error in (None, "set_aside", None, "repeated", None):
+        step = Step(index=1, tool_calls=[ToolCall("lookup", {"q": "x"})])
+        step.results = [result("x", ok=error is None, error=error)]
+        before = (facts.set_aside, facts.warned)
+        facts.calling(step)
+        facts.stepped(step)
+        assert facts.set_aside == (before[0] or error == "set_aside")
+        assert facts.warned == (before[1] or error == "repeated")
+    assert facts.set_aside and facts.warned

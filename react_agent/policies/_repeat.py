@@ -30,7 +30,7 @@ class RepeatSetAside(Policy):
             query.schema = FINAL_ANSWER_SCHEMA
 
     def after_reply(self, run: Run, step: Step, reply: Reply) -> Reply | None:
-        if any(s.records.get(self.name) for s in run.steps):
+        if run.facts.set_aside:  # once a run: then the loop's warnings take over
             return reply
         earlier = [run.succeeded(c) for c in reply.tool_calls]
         found = [r for r in earlier if r is not None]
