@@ -127,13 +127,13 @@ class _Gathered:
     def __init__(self, sources: list[list[str]], derive: Callable[[str], Iterable[Any]],
                  into: set[Any] | list[Any]) -> None:
         self._sources, self._derive, self._into = sources, derive, into
+        self._add = into.update if isinstance(into, set) else into.extend
         self._read = [0] * len(sources)
 
     def __call__(self) -> Any:
-        add = self._into.update if isinstance(self._into, set) else self._into.extend
         for n, texts in enumerate(self._sources):
             for text in texts[self._read[n]:]:
-                add(self._derive(text))
+                self._add(self._derive(text))
             self._read[n] = len(texts)
         return self._into
 

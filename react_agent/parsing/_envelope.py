@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..types import Reply, ToolCall
-from ._repair import loads
+from ._repair import loads_lenient
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
@@ -323,7 +323,7 @@ def _read_args(args: Any, name: str, reading: Reading) -> dict[str, Any]:
         if not isinstance(args, str):
             break
         try:
-            decoded = loads(args)
+            decoded = loads_lenient(args)
         except (ValueError, RecursionError):
             problem = (
                 f'The "args" of {name} was the text {quoted(args[:40])}, not an object; send '

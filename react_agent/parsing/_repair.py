@@ -47,7 +47,7 @@ def _has_raw_path(text: str) -> bool:
 _LENIENT = json.JSONDecoder(strict=False)
 
 
-def loads(text: str) -> Any:
+def loads_lenient(text: str) -> Any:
     """``json.loads(text, strict=False)`` (control characters allowed in strings), with one
     decoder for every call instead of a new one each time.
 
@@ -65,7 +65,7 @@ def load_json(text: str) -> Any:
     if _has_raw_path(text):
         return FAIL
     try:
-        return loads(text)
+        return loads_lenient(text)
     except (ValueError, RecursionError):
         return FAIL
 
@@ -75,7 +75,7 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
     error = "a Windows path with raw backslashes"
     try:
         if not _has_raw_path(raw):
-            return loads(raw), (), ""
+            return loads_lenient(raw), (), ""
     except RecursionError:
         return FAIL, (), "it is nested too deeply"
     except json.JSONDecodeError as exc:
@@ -91,7 +91,7 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
             return value, ("read an envelope written with escaped quotes (\\\")", *fixes), ""
     try:
         fixed, repairs = repair_json(raw)
-        return loads(fixed), tuple(repairs), ""
+        return loads_lenient(fixed), tuple(repairs), ""
     except RepairError as exc:  # a fault recognised: say which, not where json.loads stopped
         return FAIL, (), str(exc)
     except (ValueError, RecursionError):

@@ -177,8 +177,9 @@ def gaps(task: str, answer: str, results: list[ToolResult], values: Returned | N
     if task_script and answer_script and task_script != answer_script:
         found.append(f"is written in {answer_script} script, the task in {task_script}")
     stated, said = _numbers(answer), answer.casefold()
+    values = values if values is not None else returned(task, results)
     found += [f"states none of the values {tool} returned"
-              for tool, (numbers, words) in (values or returned(task, results)).items()
+              for tool, (numbers, words) in values.items()
               if numbers and not numbers & stated and not any(w in said for w in words)]
     return found
 

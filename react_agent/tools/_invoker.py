@@ -659,10 +659,6 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
         elif error.validator is None and barred and not error.absolute_path:
             continue  # a `false` property, reported above by name (jsonschema's error of a
             # `false` schema carries the path of the object around it, not its own)
-        elif error.validator is None:
-            where = ".".join(str(p) for p in error.absolute_path) or "(args)"
-            problems.append(f"{where}: holds a value where the schema allows none, got "
-                            f"{_brief(error.instance, 80)}")
         else:
             where = ".".join(str(p) for p in error.absolute_path) or "(args)"
             got = _brief(error.instance, 80)
@@ -787,6 +783,8 @@ def _error_key(error: Any) -> tuple[str, ...]:
 
 def _expected(error: Any) -> str:
     v = error.validator
+    if v is None:  # a `false` schema
+        return "holds a value where the schema allows none"
     if v == "type":
         return f"expected {error.validator_value}"
     if v == "enum":
