@@ -91,6 +91,8 @@ class Setup:
         policies: the policies, in the order their hooks are called.
         max_parse_retries: unusable replies in a row that are sent back for another try.
         max_repeats: the same calls this many steps in a row (or an A-B-A-B cycle) are a loop.
+        max_calls_per_step: the calls of one reply that are acted on (the rest are dropped).
+        max_tool_calls: the calls a run may make in all; later ones are refused.
     """
 
     toolbox: Toolbox
@@ -99,6 +101,8 @@ class Setup:
     policies: tuple[Policy, ...] = ()
     max_parse_retries: int = 3
     max_repeats: int = 3
+    max_calls_per_step: int = 16
+    max_tool_calls: int = 100
 
 
 _CONTENT = operator.itemgetter("content")
@@ -159,6 +163,7 @@ class Facts:
         warned: the model was told it repeats a call.
         set_aside: a step's calls were set aside as repeats of calls the run has results of
             (error ``"set_aside"``).
+        calls_made: the tool calls of the steps so far (run, refused or answered from before).
     """
 
     system: list[str] = field(default_factory=list)
@@ -171,6 +176,7 @@ class Facts:
         default_factory=dict)
     warned: bool = False
     set_aside: bool = False
+    calls_made: int = 0
     _ok: list[str] = field(default_factory=list)  # the successful observations
     _grounding: list[str] = field(default_factory=list)  # the observations that ground a
     # contact detail: all but the refusals that quote a made-up one
@@ -243,6 +249,7 @@ class Facts:
         """``step`` calls its ``tool_calls`` (run now, refused, or answered from before)."""
         if step.tool_calls:
             self.step_calls.append(tuple(signature(c) for c in step.tool_calls))
+            self.calls_made += len(step.tool_calls)
 
     def stepped(self, step: Step) -> None:
         """``step``'s calls have their results (the loop calls this once per such step)."""

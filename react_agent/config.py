@@ -28,6 +28,12 @@ class AgentConfig:
     """Longer observations are cut, with a marker saying how much."""
     max_parallel_calls: int = 4
     """Threads for a list of independent tool calls."""
+    max_calls_per_step: int = 16
+    """Tool calls one reply may make: the calls after the first ``max_calls_per_step`` are not
+    run, and the observation says so (a reply can list any number of calls)."""
+    max_tool_calls: int = 100
+    """Tool calls a run may make in all (counting those a policy answered without running
+    them); later calls are not run, and the model is told to give its final answer."""
     max_repeats: int = 3
     """The same calls this many steps in a row (or an A-B-A-B cycle) are not run again: the model
     is told it is repeating itself; if it goes on, the run ends with ``loop_detected`` (unless a
@@ -54,6 +60,8 @@ class AgentConfig:
             raise ConfigError("max_parse_retries must be 0 or more.")
         if self.max_observation_chars < 100:
             raise ConfigError("max_observation_chars must be at least 100.")
+        if self.max_calls_per_step < 1 or self.max_tool_calls < 1:
+            raise ConfigError("max_calls_per_step and max_tool_calls must be at least 1.")
         if self.max_repeats < 2:
             raise ConfigError("max_repeats must be at least 2.")
         if self.policies is not None:

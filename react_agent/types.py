@@ -85,8 +85,9 @@ class ToolResult:
         observation: the text the model gets back.
         ok: the tool ran and returned.
         error: ``None``, or the failure kind: ``"unknown_tool"``, ``"invalid_args"``,
-            ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``, ``"ungrounded"``
-            (an email address or phone number found in neither the task nor a tool result),
+            ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``, ``"call_budget"``
+            (past the run's ``max_tool_calls``), ``"ungrounded"`` (an email address or phone
+            number found in neither the task nor a tool result),
             ``"set_aside"`` (a repeat not run and not sent: ``observation`` is the earlier
             result; see :class:`~react_agent.policies.RepeatSetAside`).
         args: the arguments after cleaning (what the tool was called with).

@@ -39,6 +39,8 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "agent/parse_error_hint_tool": {"tool": "SAMPLE-TOOL", "call": "SAMPLE-CALL"},
     "agent/repeated": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "agent/repeated_error": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
+    "agent/calls_cut": {"count": "SAMPLE-COUNT", "limit": "SAMPLE-LIMIT"},
+    "agent/call_budget": {"call": "SAMPLE-CALL", "limit": "SAMPLE-LIMIT"},
     "policies/held": {"names": "SAMPLE-NAMES"},
     "policies/final_answer": {"task": "SAMPLE-TASK"},
     "policies/review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS"},

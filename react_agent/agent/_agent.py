@@ -230,7 +230,7 @@ class Agent:
         result = RunResult(task, "max_steps", None, steps, messages=messages,
                            tools=[*shown.names])
         setup = Setup(self.toolbox, shown, system, self.policies, config.max_parse_retries,
-                      config.max_repeats)
+                      config.max_repeats, config.max_calls_per_step, config.max_tool_calls)
         return react(Run(setup, result), budget)
 
     def _invoke_options(self) -> dict[str, Any]:

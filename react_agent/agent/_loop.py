@@ -140,11 +140,19 @@ def _finish(run: Run, step: Step, answer: str) -> Generator[Request, Any, None]:
 
 
 def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any, None]:
-    """Run the step's calls and send their observations. A loop (the same calls again after a
-    warning) ends the run unless a policy answers instead; a call that failed before with
-    exactly these arguments is not run again (the model is told to change them); a policy may
-    answer any call without running it."""
-    step.tool_calls = list(calls)
+    """Run the step's calls and send their observations. Only the first ``max_calls_per_step``
+    calls are acted on (the observation says so), and a call past the run's ``max_tool_calls``
+    is refused. A loop (the same calls again after a warning) ends the run unless a policy
+    answers instead; a call that failed before with exactly these arguments is not run again
+    (the model is told to change them); a policy may answer any call without running it."""
+    limit = run.setup.max_calls_per_step
+    cut = prompts.render("agent/calls_cut", count=str(len(calls)), limit=str(limit)) \
+        if len(calls) > limit else None
+    if cut:
+        run.note(step, "budget", "Cut", f"the reply made {len(calls)} tool calls; only the first "
+                 f"{limit} were acted on")
+    made = run.facts.calls_made  # by the earlier steps
+    step.tool_calls = list(calls[:limit])
     run.facts.calling(step)
     looping = _repeated_results(run)
     if looping is not None and run.facts.warned:
@@ -153,7 +161,10 @@ def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any,
     if looping:
         ready = [_repeat_warning(r) for r in looping]
     else:
-        ready = [_answer_before_running(run, step, call) for call in step.tool_calls]
+        left = run.setup.max_tool_calls - made
+        ready = [_answer_before_running(run, step, call) if n < left
+                 else _over_budget(call, run.setup.max_tool_calls)
+                 for n, call in enumerate(step.tool_calls)]
     yield from run.flush()
     for call in step.tool_calls:
         yield ToolStarted(step, call)
@@ -164,6 +175,8 @@ def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any,
     for result in step.results:
         yield ToolFinished(step, result)
     text = observation_message(step.results, run.task)
+    if cut:
+        text = f"{text}\n{cut}"
     for policy in run.setup.policies:
         text = policy.after_observation(run, step, text)
     run.send(text, observation=True)
@@ -216,6 +229,12 @@ def _repeated_results(run: Run) -> list[ToolResult] | None:
     if not (same_in_a_row or cycle):
         return None
     return run.facts.step_results.get(last)
+
+
+def _over_budget(call: ToolCall, limit: int) -> ToolResult:
+    """The refusal of a call made after the run's ``max_tool_calls``."""
+    text = prompts.render("agent/call_budget", call=call.name, limit=str(limit))
+    return ToolResult(call, text, ok=False, error="call_budget", args=call.args)
 
 
 def _repeat_warning(earlier: ToolResult) -> ToolResult:

@@ -246,6 +246,46 @@ def test_parallel_actions(toolbox: Toolbox) -> None:
     assert result.usage["tool_calls"] == 3
 
 
+def _calls_reply(keys: Sequence[str]) -> str:
+    return json.dumps({"thought": "Many at once.", "action": [
+        {"name": "lookup", "args": {"key": k}} for k in keys]})
+
+
+def test_one_reply_runs_at_most_max_calls_per_step_calls_and_says_so() -> None:
+    toolbox, runs = counting_toolbox()
+    keys = [f"k{i}" for i in range(10_000)]
+    result, model = run(toolbox, [_calls_reply(keys), final("Done.")],
+                        config=AgentConfig(max_calls_per_step=5), policies=NO_REVIEW)
+    assert runs == keys[:5]
+    step = result.steps[0]
+    assert [c.args["key"] for c in step.tool_calls] == keys[:5]
+    sent = model.calls[1][-1]["content"]
+    assert "10000 tool calls; only the first 5 were acted on" in sent
+    assert "k5" not in sent  # the dropped calls are not listed one by one
+    assert step.notes == [["budget", "Cut", "the reply made 10000 tool calls; only the first 5 "
+                           "were acted on"]]
+    assert result.status == "final_answer"
+
+
+def test_calls_past_the_runs_max_tool_calls_are_refused_with_a_reason() -> None:
+    toolbox, runs = counting_toolbox()
+    replies = [_calls_reply(["a", "b"]), _calls_reply(["c", "d"]), final("Done.")]
+    result, model = run(toolbox, replies, config=AgentConfig(max_tool_calls=3),
+                        policies=NO_REVIEW)
+    assert runs == ["a", "b", "c"]
+    refused = result.steps[1].results[1]
+    assert (refused.ok, refused.error) == (False, "call_budget")
+    assert "this run has made its 3 tool calls" in refused.observation
+    assert "Give your final answer" in model.calls[2][-1]["content"]
+    assert result.status == "final_answer"
+
+
+def test_call_budgets_must_be_positive() -> None:
+    for field in ("max_calls_per_step", "max_tool_calls"):
+        with pytest.raises(ConfigError, match="at least 1"):
+            AgentConfig(**{field: 0})
+
+
 # -- how runs end -------------------------------------------------------------------------------
 def test_max_steps_keeps_trajectory(toolbox: Toolbox) -> None:
     replies = [act("get_weather", city=c) for c in ("Oslo", "Paris", "Rome")] + [final("never")]

@@ -226,3 +226,10 @@ def test_a_repeat_is_handed_out_when_the_request_requires_a_call() -> None:
 
     result = asyncio.run(collect())
     assert [(c.name, c.args) for c in result.calls] == [("multiply", {"a": 23, "b": 19})]
+
+
+def test_a_reply_with_thousands_of_calls_hands_out_at_most_a_step_of_them() -> None:
+    calls = [("get_weather", {"city": f"City {i}"}) for i in range(5_000)]
+    _, result = turn(ScriptedModel([act(*calls)]))
+    assert result.error is None
+    assert [c.args["city"] for c in result.calls] == [f"City {i}" for i in range(16)]
