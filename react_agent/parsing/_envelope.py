@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..types import Reply, ToolCall
-from ._repair import loads_lenient
+from ._repair import DuplicateKey, loads_lenient
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")
@@ -324,6 +324,8 @@ def _read_args(args: Any, name: str, reading: Reading) -> dict[str, Any]:
             break
         try:
             decoded = loads_lenient(args)
+        except DuplicateKey as exc:
+            raise Shape("bad_args", f'The "args" of {name}: {exc}.', name) from None
         except (ValueError, RecursionError):
             problem = (
                 f'The "args" of {name} was the text {quoted(args[:40])}, not an object; send '

@@ -44,15 +44,36 @@ def _has_raw_path(text: str) -> bool:
     return "\\" in text and ":\\" in text and _RAW_PATH_AHEAD.search(text) is not None
 
 
-_LENIENT = json.JSONDecoder(strict=False)
+class DuplicateKey(ValueError):
+    """A JSON object that gives one key twice with different values: JSON does not say which
+    one counts (a decoder keeps the last), so neither is taken."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members as a dict; a key given twice must have the same value both times."""
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        first: dict[str, Any] = {}
+        for key, item in pairs:
+            if key in first and first[key] != item:
+                raise DuplicateKey(
+                    f'the key "{key[:40]}" appears twice in one object with different values '
+                    "(JSON does not say which one counts); give each key once")
+            first.setdefault(key, item)
+    return value
+
+
+_LENIENT = json.JSONDecoder(strict=False, object_pairs_hook=_object)
 
 
 def loads_lenient(text: str) -> Any:
     """``json.loads(text, strict=False)`` (control characters allowed in strings), with one
-    decoder for every call instead of a new one each time.
+    decoder for every call instead of a new one each time; a key given twice in one object
+    with different values is an error, not the last one silently.
 
     Raises:
         json.JSONDecodeError: ``text`` is not JSON (or starts with a BOM, as for ``json.loads``).
+        DuplicateKey: an object gives one key twice with different values.
         RecursionError: it is nested deeper than Python's stack.
     """
     if text.startswith("\ufeff"):
@@ -92,8 +113,8 @@ def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
     try:
         fixed, repairs = repair_json(raw)
         return loads_lenient(fixed), tuple(repairs), ""
-    except RepairError as exc:  # a fault recognised: say which, not where json.loads stopped
-        return FAIL, (), str(exc)
+    except (RepairError, DuplicateKey) as exc:  # a fault recognised: say which, not where
+        return FAIL, (), str(exc)  # json.loads stopped
     except (ValueError, RecursionError):
         return FAIL, (), error
 
