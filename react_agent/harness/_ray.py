@@ -207,13 +207,17 @@ def _start_on_loopback(ray: Any, options: dict[str, Any]) -> None:
         ray.init(address="local", **options)
     finally:
         constants.ENABLE_RAY_CLUSTER = before
-    node = ray.util.get_node_ip_address()
-    if not ipaddress.ip_address(node).is_loopback:
+    node = str(ray.util.get_node_ip_address())
+    try:
+        loopback = ipaddress.ip_address(node).is_loopback
+    except ValueError:  # a host name
+        loopback = False
+    if not loopback:
         ray.shutdown()
         raise ConfigError(
-            f"The local Ray cluster would listen on {node}, where other machines can reach it "
-            f"(Ray {ray.__version__}); no task was started. Start a cluster yourself "
-            "(ray start --head) and pass its address: --ray ADDRESS.")
+            f"The local Ray cluster started on {node}, where other machines can reach it "
+            f"(Ray {ray.__version__}): it was stopped before any task started. Start a cluster "
+            "yourself (ray start --head) and pass its address: --ray ADDRESS.")
 
 
 _PINGS = 100

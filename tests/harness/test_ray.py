@@ -195,7 +195,7 @@ def test_the_local_cluster_of_a_batch_listens_on_loopback_only(tmp_path: Path) -
                if not _loopback(ip)]
     assert exposed == []
     if not _loopback(seen["machine"]):  # a cluster on the machine's address is refused
-        assert "The local Ray cluster would listen on " + seen["machine"] in seen["refused"]
+        assert "The local Ray cluster started on " + seen["machine"] in seen["refused"]
         assert seen["after_refusal"] == [False, False]  # stopped, no task started
 
 
