@@ -382,7 +382,11 @@ class Run:
 
     def note(self, step: Step, policy: str, label: str, text: str) -> None:
         """Record what ``policy`` did at ``step`` in words, and queue its
-        :class:`PolicyNote` event (the loop yields it at its next event)."""
+        :class:`PolicyNote` event (the loop yields it at its next event).
+
+        ``label`` is a short fixed name of what was done (``"Held"``), never a value of the run:
+        telemetry without content capture records it and leaves ``text`` out, which may quote
+        the run (a call's arguments)."""
         step.notes.append([policy, label, text])
         self.emit(PolicyNote(step, policy, label, text))
 

@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "(the embedded model: each copy takes its memory)")
     run.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                      help="with --tasks: run the tasks on a Ray cluster (ADDRESS, else "
-                          "$RAY_ADDRESS, else a new local one); needs the ray extra")
+                          "$RAY_ADDRESS, else a new local one on loopback); needs the ray extra")
     run.add_argument("--bad-lines", choices=("stop", "record"), default="stop",
                      help="with --tasks: a line that is not a task stops the batch before any "
                           "task runs (stop, default), or is recorded as failed, with its line "

@@ -134,8 +134,9 @@ class FinalAnswer:
 @dataclass(frozen=True)
 class PolicyNote:
     """A policy (:mod:`react_agent.policies`) did something at ``step``: ``policy`` is its name,
-    ``label`` and ``text`` say what in words (printed as ``label: text``). Also kept on the
-    step as ``step.notes``."""
+    ``label`` and ``text`` say what in words (printed as ``label: text``). ``label`` is a short
+    fixed name that holds no value of the run; ``text`` may quote the run (a call's
+    arguments). Also kept on the step as ``step.notes``."""
 
     step: Step
     policy: str

@@ -91,8 +91,10 @@ class ToolResult:
             ``"set_aside"`` (a repeat not run and not sent: ``observation`` is the earlier
             result; see :class:`~react_agent.policies.RepeatSetAside`).
         args: the arguments after cleaning (what the tool was called with).
-        cleaning: what the cleaning changed, in words (e.g. ``"stripped spaces from city"``).
+        cleaning: what the cleaning changed, in words (e.g. ``'days: "5" -> 5'``).
         seconds: wall time of the tool call.
+        cleaning_kinds: the same changes without the values (``"days: string -> integer"``),
+            for records that must hold no content (OpenTelemetry without content capture).
     """
 
     call: ToolCall
@@ -102,12 +104,14 @@ class ToolResult:
     args: dict[str, Any] = field(default_factory=dict)
     cleaning: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    cleaning_kinds: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.call.name, "args": self.call.args, "cleaned_args": self.args,
             "observation": self.observation, "ok": self.ok, "error": self.error,
             "cleaning": self.cleaning, "seconds": round(self.seconds, 6),
+            "cleaning_kinds": self.cleaning_kinds,
         }
 
     @classmethod
@@ -123,6 +127,7 @@ class ToolResult:
             ToolCall(read("name", str), read("args", dict, {})), read("observation", str),
             read("ok", bool), read("error", str, None), read("cleaned_args", dict, {}),
             read.strings("cleaning"), float(read("seconds", (int, float), 0.0)),
+            read.strings("cleaning_kinds"),
         )
 
 

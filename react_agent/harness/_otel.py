@@ -17,12 +17,15 @@ parser's stage and repairs, the step number, a tool's failure kind). A failure s
 status to ERROR with ``error.type`` (an unusable reply: ``parse_error``; a failed tool call: its
 kind, e.g. ``tool_error``, ``timeout``; a run that ended without a final answer: its status).
 What the small-model policies did is an event ``react_agent.policy_note`` on the span of the
-step it is about.
+step it is about (the policy, its label and the step).
 
 Message contents (the system prompt, the task, replies, tool arguments and results, the final
 answer) are recorded only when asked for (``capture_content=True``, ``--otel-content``), as the
 conventions' ``gen_ai.system_instructions``, ``gen_ai.input.messages``,
-``gen_ai.output.messages``, ``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result``.
+``gen_ai.output.messages``, ``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result``; so
+are the texts that may quote them: a policy note's text, the values of the argument cleaning
+(without them, only its kind: ``amount: string -> integer``), the text of an unusable reply's
+problem, of a tool's failure and of a run's error (without them, their kind or status).
 
 :class:`OtelMiddleware` wraps the ``serve`` app in a SERVER span per HTTP request (continuing
 a client's W3C ``traceparent``); the app adds the turn's token usage and parse outcome to it.
@@ -93,7 +96,8 @@ class OtelCallback:
             (``opentelemetry.trace.set_tracer_provider``), which drops them if none was set.
         model: the model's name (``gen_ai.request.model``, and the chat spans' names).
         capture_content: also record message contents (prompts, replies, tool arguments and
-            results, answers), which may hold personal or secret data.
+            results, answers) and the texts that may quote them (policy notes, the values of
+            the argument cleaning, errors), which may hold personal or secret data.
         agent_name: ``gen_ai.agent.name``.
         provider_name: ``gen_ai.provider.name`` (e.g. ``"openai"``), when known.
         conversation_id: ``gen_ai.conversation.id``, set on every run (e.g. a chat's turns).
@@ -147,7 +151,9 @@ class OtelCallback:
         elif isinstance(event, PolicyNote):
             note: dict[str, Any] = {
                 "react_agent.policy": event.policy, "react_agent.label": event.label,
-                "react_agent.text": event.text, "react_agent.step": event.step.index}
+                "react_agent.step": event.step.index}
+            if self.capture_content:  # the text may quote the run (a held call's arguments)
+                note["react_agent.text"] = event.text
             if st.chat is not None and st.chat_step == event.step.index:
                 st.chat.add_event("react_agent.policy_note", note)
             elif event.step.index > st.chat_step:  # before the extra call it is about
@@ -170,10 +176,11 @@ class OtelCallback:
                     attributes["react_agent.answer"] = event.text
                 st.agent.add_event("react_agent.final_answer", attributes)
         elif isinstance(event, HistoryCompressed):
+            error = event.error if self.capture_content else "failed" if event.error else None
             st.pending.append(("react_agent.history_compressed", {
                 "react_agent.turns": event.turns, "react_agent.tokens_before":
                 event.tokens_before, "react_agent.tokens_after": event.tokens_after,
-                "react_agent.error": event.error or ""}))
+                "react_agent.error": error or ""}))
         elif isinstance(event, RunFinished):
             self._finish_run(st, event.result)
 
@@ -272,8 +279,9 @@ class OtelCallback:
             self._start_tool(st, step, result.call.name)
         span, start = st.tools.pop(0)
         span.set_attribute("react_agent.tool.ok", result.ok)
-        if result.cleaning:
-            span.set_attribute("react_agent.tool.cleaning", list(result.cleaning))
+        cleaning = result.cleaning if self.capture_content else result.cleaning_kinds
+        if cleaning:
+            span.set_attribute("react_agent.tool.cleaning", list(cleaning))
         if self.capture_content:
             span.set_attribute("gen_ai.tool.call.arguments", _dumps(result.call.args))
             span.set_attribute("gen_ai.tool.call.result", result.observation)
@@ -293,7 +301,9 @@ class OtelCallback:
         if st.agent is None:
             return
         ok = result.status == "final_answer"
-        self._close_all(st, None if ok else result.status, result.error)
+        # the error may quote the model's reply or the server's message
+        error = result.error if self.capture_content else None
+        self._close_all(st, None if ok else result.status, error)
         agent = st.agent
         for note in st.notes:
             agent.add_event("react_agent.policy_note", note)
@@ -312,7 +322,7 @@ class OtelCallback:
                 "finish_reason": "stop"}]))
         if not ok:
             agent.set_attribute("error.type", result.status)
-            agent.set_status(Status(StatusCode.ERROR, result.error or result.status))
+            agent.set_status(Status(StatusCode.ERROR, error or result.status))
         agent.end()
         st.agent = None
 

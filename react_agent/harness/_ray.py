@@ -26,6 +26,7 @@ react-agent (with the extras its model needs) and the tools' modules installed.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -112,9 +113,10 @@ def run_batch_ray(
         out: the results file (tasks whose last record there is done are skipped).
         setup: called once on each worker, returns its ``make_agent(task)``
             (see :data:`AgentSetup`).
-        address: the cluster (``ray://HOST:10001`` or ``HOST:6379``); ``None``: the one in
-            ``$RAY_ADDRESS``, else a new local cluster (stopped at the end). When Ray is
-            already initialised in this process, that cluster is used and left running.
+        address: the cluster (``ray://HOST:10001``, ``HOST:6379`` or ``auto``); ``None``: the
+            one in ``$RAY_ADDRESS``, else (or ``"local"``) a new local cluster whose services
+            listen on loopback only (stopped at the end). When Ray is already initialised in
+            this process, that cluster is used and left running.
         workers: how many actors (tasks at once); default: the cluster's CPUs. Each reserves
             ``min(1, CPUs / workers)`` CPUs, so that all of them fit.
         progress: as for ``run_batch``, called here as tasks start and finish.
@@ -125,7 +127,8 @@ def run_batch_ray(
         start_timeout: seconds the workers may take to start before the batch gives up.
 
     Raises:
-        ConfigError: Ray is not installed; or a worker cannot set up its agents or import a
+        ConfigError: Ray is not installed; or a new local cluster would not listen on
+            loopback only; or a worker cannot set up its agents or import a
             tools module (before any task starts: the message names the worker); or every
             worker died (the finished tasks are in ``out``; run again to go on).
     """
@@ -143,9 +146,11 @@ def run_batch_ray(
     started = False
     if good and not ray.is_initialized():
         options: dict[str, Any] = {"log_to_driver": False, **(init_options or {})}
-        if address is None and not os.environ.get("RAY_ADDRESS"):
+        if address == "local" or (address is None and not os.environ.get("RAY_ADDRESS")):
             options.setdefault("include_dashboard", False)
-        ray.init(address=address, **options)
+            _start_on_loopback(ray, options)
+        else:
+            ray.init(address=address, **options)
         started = True
     try:
         with append_json_lines(out) as sink:
@@ -179,6 +184,40 @@ def run_batch_ray(
             ray.shutdown()
     report.records = latest_records(report.records)
     return report
+
+
+def _start_on_loopback(ray: Any, options: dict[str, Any]) -> None:
+    """Start a new local Ray cluster whose services listen on loopback only.
+
+    Ray's servers (GCS, raylet with its object manager, core workers, the agents, metrics)
+    listen on loopback when the node's address is ``127.0.0.1``, and on every interface
+    otherwise; ``ray.init(_node_ip_address="127.0.0.1")`` is turned into the machine's own
+    address, so the node address is taken the way Ray takes it on macOS and Windows
+    (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``: loopback), for the time of ``ray.init``.
+
+    Raises:
+        ConfigError: the node's address is still not loopback (another Ray version, or a
+            ``_node_ip_address`` in ``options``); the cluster is stopped first.
+    """
+    import ray._private.ray_constants as constants
+
+    before = getattr(constants, "ENABLE_RAY_CLUSTER", True)
+    constants.ENABLE_RAY_CLUSTER = False
+    try:
+        ray.init(address="local", **options)
+    finally:
+        constants.ENABLE_RAY_CLUSTER = before
+    node = str(ray.util.get_node_ip_address())
+    try:
+        loopback = ipaddress.ip_address(node).is_loopback
+    except ValueError:  # a host name
+        loopback = False
+    if not loopback:
+        ray.shutdown()
+        raise ConfigError(
+            f"The local Ray cluster started on {node}, where other machines can reach it "
+            f"(Ray {ray.__version__}): it was stopped before any task started. Start a cluster "
+            "yourself (ray start --head) and pass its address: --ray ADDRESS.")
 
 
 _PINGS = 100

@@ -16,8 +16,9 @@ survives a crash or Ctrl-C up to the last finished record. Records (all have ``t
   ``null``), ``records`` (what the policies recorded on the step, by policy), ``notes`` (what
   they did, in words, so far) and ``in_history`` (the reply stayed in the history).
 - ``note``: ``step``, ``policy``, ``label``, ``text``: a policy acted (as printed).
-- ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``,
-  ``observation``, ``ok``, ``error`` (``None`` or the failure kind), ``seconds``.
+- ``tool_call``: ``step``, ``name``, ``args`` (as written), ``cleaned_args``, ``cleaning``
+  (and ``cleaning_kinds``: the same without the values), ``observation``, ``ok``, ``error``
+  (``None`` or the failure kind), ``seconds``.
 - ``observation``: ``step``, ``message`` (the user message that carried the step's
   observations).
 - ``run_end``: ``status``, ``final_answer``, ``best_effort``, ``error``, ``usage`` and

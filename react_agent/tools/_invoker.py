@@ -54,6 +54,7 @@ class _Ready:
     tool: Tool
     args: dict[str, Any]
     cleaning: list[str]
+    cleaning_kinds: list[str]
 
 
 def invoke(
@@ -193,17 +194,19 @@ def prepare(
     if unusable:
         text = _invalid(tool, unusable, f"Call {tool.name} again with corrected args.")
         return ToolResult(call, _cut(text, max_chars), ok=False, error="invalid_args")
-    args, cleaning = clean_args(tool.parameters, call.args)
+    args, changes = _clean_args(tool.parameters, call.args)
+    cleaning, kinds = [words for words, _ in changes], [kind for _, kind in changes]
     problems = control_character_problems(args) + check_args(tool.parameters, args)
     if problems:
         text = _invalid(tool, problems, _what_to_change(toolbox, tool, call.args))
         return ToolResult(call, _cut(text, max_chars), ok=False, error="invalid_args", args=args,
-                          cleaning=cleaning)
+                          cleaning=cleaning, cleaning_kinds=kinds)
     if tool.requires_approval:
         refusal = _ask_approval(approver, tool, args)
         if refusal:
-            return ToolResult(call, _cut(refusal, max_chars), False, "declined", args, cleaning)
-    return _Ready(call, tool, args, cleaning)
+            return ToolResult(call, _cut(refusal, max_chars), False, "declined", args, cleaning,
+                              cleaning_kinds=kinds)
+    return _Ready(call, tool, args, cleaning, kinds)
 
 
 def _invalid(tool: Tool, problems: list[str], last_line: str) -> str:
@@ -424,7 +427,7 @@ def _finish(running: _Running, max_chars: int) -> ToolResult:
 def _result(ready: _Ready, outcome: str, value: Any, seconds: float, max_chars: int) -> ToolResult:
     """The observation for ("ok", value) | ("raised", exception) | ("timeout", None); never
     raises (but ``KeyboardInterrupt``)."""
-    tool, rest = ready.tool, (ready.args, ready.cleaning, seconds)
+    tool, rest = ready.tool, (ready.args, ready.cleaning, seconds, ready.cleaning_kinds)
     if outcome == "timeout":
         text = (
             f"Error: {tool.name} did not finish within {tool.timeout or 0:g} seconds and was "
@@ -475,27 +478,46 @@ def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, 
     Returns:
         ``(cleaned args, changes)``; each change in words, e.g. ``'days: "5" -> 5'``.
     """
-    changes: list[str] = []
-    cleaned = _clean_object(schema, args, "", changes)
+    cleaned, changes = _clean_args(schema, args)
+    return cleaned, [words for words, _ in changes]
+
+
+_Change = tuple[str, str]
+"""A change of the cleaning: ``(in words, in kind)``. In kind it holds no value of the call:
+``'days: "5" -> 5'`` is ``"days: string -> integer"``, a filled-in default is named without
+its value, and an argument the schema does not declare is ``*`` in the path."""
+
+
+def _clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, Any],
+                                                                       list[_Change]]:
+    """:func:`clean_args`, with each change both in words and in kind (:data:`_Change`)."""
+    changes: list[_Change] = []
+    cleaned = _clean_object(schema, args, "", "", changes)
     return cleaned, changes
 
 
 def _clean_object(
-    schema: dict[str, Any], value: dict[str, Any], where: str, changes: list[str]
+    schema: dict[str, Any], value: dict[str, Any], where: str, path: str,
+    changes: list[_Change],
 ) -> dict[str, Any]:
+    """``where``: the path of ``value`` in the arguments, for the words; ``path``: the same with
+    ``*`` for the names the schema does not declare, for the kinds."""
     props: dict[str, Any] = schema.get("properties") or {}
     cleaned = {
-        key: _clean(_spec(props.get(key)), item, f"{where}{key}", changes)
+        key: _clean(_spec(props.get(key)), item, f"{where}{key}",
+                    f"{path}{key if key in props else '*'}", changes)
         for key, item in value.items()
     }
     for key, spec in props.items():
         if key not in cleaned and isinstance(spec, dict) and "default" in spec:
             cleaned[key] = copy.deepcopy(spec["default"])
-            changes.append(f"{where}{key}: filled in the default {_show(spec['default'])}")
+            changes.append((f"{where}{key}: filled in the default {_show(spec['default'])}",
+                            f"{path}{key}: filled in the default"))
     return cleaned
 
 
-def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> Any:
+def _clean(spec: dict[str, Any], value: Any, where: str, path: str,
+           changes: list[_Change]) -> Any:
     cleaned = value.strip() if isinstance(value, str) else value
     types = _types(spec)
     kind = _json_type(cleaned) if types else ""
@@ -509,16 +531,24 @@ def _clean(spec: dict[str, Any], value: Any, where: str, changes: list[str]) -> 
         same = [e for e in enum if isinstance(e, str) and e.casefold() == cleaned.casefold()]
         cleaned = same[0] if len(same) == 1 else cleaned
     if cleaned is not value and (cleaned != value or type(cleaned) is not type(value)):
-        stripped = isinstance(value, str) and cleaned == value.strip()
-        changes.append(
-            f"{where}: stripped spaces" if stripped
-            else f"{where}: {_show(value)} -> {_show(cleaned)}"
-        )
+        if isinstance(value, str) and cleaned == value.strip():
+            changes.append((f"{where}: stripped spaces", f"{path}: stripped spaces"))
+        else:
+            before, after = _kind(value), _kind(cleaned)
+            kind = "the letter case of a listed value" if before == after == "string" \
+                else f"{before} -> {after}"  # only an enum value is a string made a string
+            changes.append((f"{where}: {_show(value)} -> {_show(cleaned)}", f"{path}: {kind}"))
     if isinstance(cleaned, list) and isinstance(spec.get("items"), dict):
-        return [_clean(spec["items"], v, f"{where}.{i}", changes) for i, v in enumerate(cleaned)]
+        return [_clean(spec["items"], v, f"{where}.{i}", f"{path}.{i}", changes)
+                for i, v in enumerate(cleaned)]
     if isinstance(cleaned, dict) and isinstance(spec.get("properties"), dict):
-        return _clean_object(spec, cleaned, f"{where}.", changes)
+        return _clean_object(spec, cleaned, f"{where}.", f"{path}.", changes)
     return cleaned
+
+
+def _kind(value: Any) -> str:
+    """The JSON type of a value of the arguments (``"number"`` for any float)."""
+    return JSON_TYPES.get(_type_name(value), "value")
 
 
 _EXACT_FLOAT_INTEGERS = 2**53

@@ -8,6 +8,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,9 @@ from ._toolbox import Toolbox
 def load_toolbox(spec: str) -> Toolbox:
     """Import ``MODULE:OBJECT`` (or ``path/to/file.py:OBJECT``) and return the Toolbox there.
 
-    ``OBJECT`` may be a Toolbox or a function returning one.
+    ``OBJECT`` may be a Toolbox or a function returning one. A file is run anew at each call;
+    while it runs, its folder is searched last for the modules it imports (after the installed
+    ones), and then taken off ``sys.path`` again, so that no later import finds a module there.
 
     Raises:
         ConfigError: the module, the attribute or the Toolbox is missing.
@@ -31,12 +36,12 @@ def load_toolbox(spec: str) -> Toolbox:
             path = Path(module_name).resolve()
             if not path.is_file():
                 raise ConfigError(f"Tools {spec!r}: no file {path}.")
-            sys.path.insert(0, str(path.parent))
             module_spec = importlib.util.spec_from_file_location(path.stem, path)
             if module_spec is None or module_spec.loader is None:
                 raise ConfigError(f"Tools {spec!r}: {path} cannot be imported as a module.")
             module = importlib.util.module_from_spec(module_spec)
-            module_spec.loader.exec_module(module)
+            with _searched_last(str(path.parent)):
+                module_spec.loader.exec_module(module)
         else:
             module = importlib.import_module(module_name)
     except ConfigError:
@@ -53,3 +58,23 @@ def load_toolbox(spec: str) -> Toolbox:
     if not isinstance(obj, Toolbox):
         raise ConfigError(f"Tools {spec!r}: not a Toolbox (got {type(obj).__name__}).")
     return obj
+
+
+_PATH_LOCK = threading.RLock()
+"""Held while a tools file runs with its folder on ``sys.path`` (batches load tools in
+threads; a tools file may load another)."""
+
+
+@contextmanager
+def _searched_last(folder: str) -> Iterator[None]:
+    """``folder`` at the end of ``sys.path`` for the time of the block (unless it is there
+    already), then removed."""
+    with _PATH_LOCK:
+        added = folder not in sys.path
+        if added:
+            sys.path.append(folder)
+        try:
+            yield
+        finally:
+            if added and folder in sys.path:
+                del sys.path[len(sys.path) - 1 - sys.path[::-1].index(folder)]

@@ -170,6 +170,10 @@ def test_a_failed_run_and_a_policy_call(provider: TracerProvider,
     agent = next(s for s in spans if s.name.startswith("invoke_agent"))
     assert dict(agent.attributes or {})["error.type"] == "model_error"
     assert agent.status.status_code == StatusCode.ERROR
+    assert agent.status.description == "model_error"  # its error text only with content
+    exporter.clear()
+    run(provider, REPLIES[:1], capture_content=True)
+    agent = next(s for s in exporter.get_finished_spans() if s.name.startswith("invoke_agent"))
     assert "only 1 replies" in str(agent.status.description)
     exporter.clear()
     # a draft answer that states none of the tool's values: the review asks again
@@ -182,6 +186,66 @@ def test_a_failed_run_and_a_policy_call(provider: TracerProvider,
     assert dict(chats[2].attributes or {})["react_agent.origin"] == "review"
     notes = [e for c in chats for e in c.events if e.name == "react_agent.policy_note"]
     assert notes and dict(notes[0].attributes or {})["react_agent.policy"] == "review"
+
+
+CLEANED, HELD = 73914, "zq-held-55817"  # values found nowhere else
+
+
+def invoices() -> Toolbox:
+    tb = Toolbox()
+
+    @tb.tool
+    def lookup_invoice(number: int) -> str:
+        """The amount due on an invoice."""
+        return f"Invoice {number}: 120 euros due."
+
+    @tb.tool
+    def pay(reference: str) -> str:
+        """Pay an invoice."""
+        return "paid"
+
+    return tb
+
+
+def everything(spans: tuple[ReadableSpan, ...]) -> str:
+    """All a span says: names, attributes, events and statuses, as one text."""
+    return json.dumps([[s.name, dict(s.attributes or {}), s.status.description,
+                        [[e.name, dict(e.attributes or {})] for e in s.events]] for s in spans],
+                      ensure_ascii=False)
+
+
+@pytest.mark.parametrize("capture", [False, True])
+def test_argument_values_only_with_content(provider: TracerProvider,
+                                           exporter: InMemorySpanExporter,
+                                           capture: bool) -> None:
+    """A held call (its note quotes its arguments) and a cleaned argument (its note quotes the
+    value): without capture_content neither value reaches a span or event, only the kinds."""
+    replies = [json.dumps({"thought": "both", "action": [
+                   {"name": "lookup_invoice", "args": {"number": str(CLEANED)}},
+                   {"name": "pay", "args": {"reference": HELD}}]}),
+               json.dumps({"thought": "t", "action": {"final_answer": "120 euros are due."}})]
+    callback = OtelCallback(provider, model="scripted", capture_content=capture)
+    result = Agent(ScriptedModel(replies), invoices(), callbacks=[callback]).run(
+        f"Look up invoice {CLEANED} and pay it.")
+    assert result.status == "final_answer"
+    assert [n[:2] for n in result.steps[0].notes] == [["held_calls", "Held"]]
+    assert result.steps[0].results[0].cleaning == [f'number: "{CLEANED}" -> {CLEANED}']
+    spans = exporter.get_finished_spans()
+    tool = next(s for s in spans if s.name == "execute_tool lookup_invoice")
+    notes = [dict(e.attributes or {}) for s in spans for e in s.events
+             if e.name == "react_agent.policy_note"]
+    assert [(n["react_agent.policy"], n["react_agent.label"]) for n in notes] == [
+        ("held_calls", "Held")]
+    text = everything(spans)
+    if capture:
+        assert HELD in str(notes[0]["react_agent.text"])
+        assert dict(tool.attributes or {})["react_agent.tool.cleaning"] == (
+            f'number: "{CLEANED}" -> {CLEANED}',)
+    else:
+        assert "react_agent.text" not in notes[0]
+        assert dict(tool.attributes or {})["react_agent.tool.cleaning"] == (
+            "number: string -> integer",)
+        assert str(CLEANED) not in text and HELD not in text
 
 
 def test_a_run_inside_a_span_and_a_failing_exporter(

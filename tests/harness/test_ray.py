@@ -1,11 +1,14 @@
 """Tests for batches on Ray (``run_batch_ray``, ``run --tasks --ray``) on a small local cluster
 this module starts (2 CPUs, no dashboard): the records of a serial run, a worker killed under a
-task, a tools module the workers cannot import, the command line."""
+task, a tools module the workers cannot import, the command line; and, in a process of its own,
+the local cluster a batch starts itself, which listens on loopback only."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -133,3 +136,71 @@ def test_cli_runs_a_batch_on_ray(cluster: None, fault_server: Any, tmp_path: Pat
     assert main(["run", "--tasks", str(tasks), "--out", str(out), "--ray", "--mcp", "x",
                  "--bad-lines", "record", "--base-url", fault_server.url]) == 2
     assert "--mcp cannot be used with --ray" in capsys.readouterr().err
+
+
+_LISTENERS = """
+import json, sys
+import ray, psutil  # psutil comes with Ray
+from react_agent import ConfigError
+from react_agent.harness import load_tasks, run_batch_ray
+from test_batch_concurrency import scripted_setup, task_lines, write_tasks
+from pathlib import Path
+
+folder = Path(sys.argv[1])
+listening = []
+
+def look(done, total, task, record):
+    if listening:
+        return
+    me = psutil.Process()
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            name = process.name()
+            listening.extend([name, c.laddr.ip, c.laddr.port]
+                             for c in process.net_connections("inet")
+                             if c.status == psutil.CONN_LISTEN)
+        except psutil.Error:  # gone meanwhile
+            pass
+
+tasks = load_tasks(write_tasks(folder / "tasks.jsonl", task_lines(4)))
+report = run_batch_ray(tasks, folder / "r.jsonl", scripted_setup, workers=2, progress=look)
+seen = {"listening": listening, "records": len(report.records),
+        "initialized": ray.is_initialized(), "machine": ray.util.get_node_ip_address()}
+try:
+    run_batch_ray(tasks, folder / "again.jsonl", scripted_setup, workers=1,
+                  init_options={"_node_ip_address": seen["machine"]})
+except ConfigError as exc:
+    seen["refused"] = str(exc)
+seen["after_refusal"] = [ray.is_initialized(), (folder / "again.jsonl").exists()]
+print(json.dumps(seen))
+"""
+
+
+def test_the_local_cluster_of_a_batch_listens_on_loopback_only(tmp_path: Path) -> None:
+    """``run_batch_ray`` with no address starts a cluster: while its tasks run, no socket of any
+    Ray process it started (GCS, raylet, object manager, agents, workers, the driver's own)
+    listens on an address other hosts can reach; a cluster that would is stopped before any
+    task starts."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RAY_")}
+    env.update(RAY_USAGE_STATS_ENABLED="0", PYTHONPATH=os.pathsep.join(
+        [str(HERE), str(HERE.parent.parent), *sys.path]))
+    done = subprocess.run([sys.executable, "-c", _LISTENERS, str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["records"] == 4 and seen["initialized"] is False  # ran, then stopped
+    names = {name for name, _, _ in seen["listening"]}
+    assert {"gcs_server", "raylet"} <= names, seen  # the check saw Ray's servers
+    exposed = [(name, ip, port) for name, ip, port in seen["listening"]
+               if not _loopback(ip)]
+    assert exposed == []
+    if not _loopback(seen["machine"]):  # a cluster on the machine's address is refused
+        assert "The local Ray cluster started on " + seen["machine"] in seen["refused"]
+        assert seen["after_refusal"] == [False, False]  # stopped, no task started
+
+
+def _loopback(ip: str) -> bool:
+    address = ipaddress.ip_address(ip)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return address.is_loopback

@@ -511,6 +511,25 @@ def test_scalar_becomes_a_one_element_list(toolbox: Toolbox) -> None:
     assert result.cleaning == ['numbers: "4" -> ["4"]', 'numbers.0: "4" -> 4']
 
 
+@pytest.mark.parametrize(("tool", "args", "kinds"), [
+    ("get_weather", {"city": " Oslo", "days": "3", "unit": "F"},
+     ["city: stripped spaces", "days: string -> integer",
+      "unit: the letter case of a listed value"]),
+    ("get_weather", {"city": "Oslo"},
+     ["days: filled in the default", "unit: filled in the default"]),
+    ("average", {"numbers": "4"}, ["numbers: string -> array", "numbers.0: string -> integer"]),
+    ("configure", {"name": "x", "secret 4243": " y "}, ["*: stripped spaces"]),
+])
+def test_cleaning_kinds_hold_no_values(toolbox: Toolbox, tool: str, args: dict[str, Any],
+                                       kinds: list[str]) -> None:
+    """The changes without the values, for telemetry without content (the same number of
+    changes, in the same order, as in words)."""
+    result = invoke(toolbox, call(tool, **args))
+    assert result.cleaning_kinds == kinds
+    assert len(result.cleaning) == len(kinds)
+    assert ToolResult.from_dict(result.to_dict()).cleaning_kinds == kinds  # saved with the run
+
+
 # -- approval -----------------------------------------------------------------------------------
 @pytest.fixture
 def guarded() -> tuple[Toolbox, list[str]]:
