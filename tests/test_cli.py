@@ -596,7 +596,7 @@ def test_bad_tasks_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text('{"task": "ok"}\n{"id": 3}\n')
     assert main(["run", "--tasks", str(tasks), "--base-url", UNREACHABLE]) == 2
-    assert ("tasks.jsonl, line 2: not a task (task must be a non-empty string"
+    assert ("tasks.jsonl, line 2: not a task (task: missing"
             in capsys.readouterr().err)
 
 

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .._persist import read_json_lines, write_atomically
+from .._persist import check_shape, read_json_lines, write_atomically
 from ..errors import ConfigError
 from ..types import RunResult, Step, ToolResult
+from ._batch import BatchRecord
 from ._display import safe
 from ._trace import read_trace
 
@@ -149,34 +150,27 @@ def _trace_entries(path: str | os.PathLike[str], lines: list[tuple[int, Any]]
 
 def _results_entries(path: str | os.PathLike[str], lines: list[tuple[int, Any]]
                      ) -> list[ViewEntry]:
-    latest: dict[str, tuple[int, dict[str, Any]]] = {}  # a task run again: its last record
-    for number, record in lines:
-        if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
-            raise ConfigError(f"{path}, line {number}: not a result record (an object with "
-                              "an id).")
-        latest[str(record["id"])] = (number, record)
-    entries = []
-    for number, record in latest.values():
+    latest: dict[str, tuple[str, BatchRecord]] = {}  # a task run again: its last record
+    for number, data in lines:
         where = f"{path}, line {number}"
-        turns = record.get("turns")
-        if isinstance(turns, list) and turns:
-            runs = [RunResult.from_dict(t.get("result") if isinstance(t, dict) else None,
-                                        f"{where}: turns[{k}].result")
-                    for k, t in enumerate(turns)]
-        elif record.get("result") is None:  # a line that was not a task, a worker lost
+        if not isinstance(data, dict) or "id" not in data:
+            raise ConfigError(f"{where}: not a result record (an object with an id).")
+        record = check_shape(BatchRecord, data, f"{where}: record")
+        latest[str(record.id)] = (where, record)
+    entries = []
+    for where, record in latest.values():
+        if record.turns:
+            runs = [RunResult.from_dict(t.get("result"), f"{where}: turns[{k}].result")
+                    for k, t in enumerate(record.turns)]
+        elif record.result is None:  # a line that was not a task, a worker lost
             runs = []
         else:
-            runs = [RunResult.from_dict(record.get("result"), f"{where}: result")]
-        status, error = record.get("status"), record.get("error")
-        passed, seconds, shape = record.get("passed"), record.get("seconds"), record.get("shape")
-        problems = record.get("problems")
+            runs = [RunResult.from_dict(record.result, f"{where}: result")]
         entries.append(ViewEntry(
-            label=str(record["id"]), runs=runs, shape=shape if isinstance(shape, str) else None,
-            passed=passed if isinstance(passed, bool) else None,
-            problems=[str(p) for p in problems] if isinstance(problems, list) else [],
-            seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
-            source=Path(path).name, status=status if isinstance(status, str) else None,
-            error=error if isinstance(error, str) else None,
+            label=str(record.id), runs=runs, shape=record.shape, passed=record.passed,
+            problems=list(record.problems),
+            seconds=record.seconds if "seconds" in record.model_fields_set else None,
+            source=Path(path).name, status=record.status, error=record.error,
         ))
     return entries
 
@@ -808,7 +802,7 @@ def _record(name: str, record: Any) -> str:
     """What a policy recorded on a step, in words where the policy is known."""
     if name == "answer_floor" and isinstance(record, dict):
         p = record.get("probability")
-        shown = f"{p:.2f}" if isinstance(p, (int, float)) else "?"
+        shown = f"{p:.2f}" if isinstance(p, (int, float)) and 0 <= p <= 1 else "?"
         return (f"the model rated the final answer {shown} likely; "
                 f"{'taken' if record.get('taken') else 'not taken'}")
     if name == "review" and isinstance(record, dict):
