@@ -227,7 +227,7 @@ def test_run_max_steps_exit_code(
         pytest.param("{file}:", "are named MODULE:OBJECT", id="no-object"),
         pytest.param("{file}:not_a_toolbox", "not a Toolbox (got int)", id="not-a-toolbox"),
         pytest.param("{dir}/missing.py:toolbox", "no file", id="missing-file"),
-        pytest.param("no_such_module_xyz:toolbox", "cannot import 'no_such_module_xyz'",
+        pytest.param("no_such_module_xyz:toolbox", "no module named 'no_such_module_xyz'",
                      id="missing-module"),
     ],
 )

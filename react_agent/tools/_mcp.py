@@ -52,6 +52,7 @@ from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from .._lexical import did_you_mean
 from ..errors import ConfigError, ReactAgentError, ToolDefinitionError
 from . import _schema as json_schema
 from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox
@@ -820,8 +821,10 @@ def _tools(connections: list[_Connection], allow: Sequence[str] | None, deny: Se
     """The tools of all servers, chosen by the allow and deny lists, named for the model."""
     _unique_server_names(connections)
     chosen: list[tuple[_Connection, Any, str]] = []
+    every: list[tuple[str, ...]] = []  # the names of every tool of every server
     for conn in connections:
         seen: set[str] = set()
+        names: list[tuple[str, ...]] = []
         for remote in conn.remote_tools:
             original = str(getattr(remote, "name", "") or "")
             if not original or original in seen:
@@ -829,10 +832,14 @@ def _tools(connections: list[_Connection], allow: Sequence[str] | None, deny: Se
             seen.add(original)
             base = tool_name(original)
             shown = (base, f"{conn.name}.{base}", original)
+            names.append(shown)
             if not _allowed(conn.config.allow, conn.config.deny, shown) or \
                     not _allowed(allow, deny, shown):
                 continue
             chosen.append((conn, remote, base))
+        _all_match(conn.config.allow, conn.config.deny, names, f"the MCP server {conn.name!r}")
+        every += names
+    _all_match(allow, deny, every, "the MCP servers")
     counts: dict[str, int] = {}
     for _, _, base in chosen:
         counts[base] = counts.get(base, 0) + 1
@@ -872,6 +879,21 @@ def _allowed(allow: Sequence[str] | None, deny: Sequence[str], names: tuple[str,
     if allow is not None and not _matches(allow, *names):
         return False
     return not _matches([deny] if isinstance(deny, str) else deny, *names)
+
+
+def _all_match(allow: Sequence[str] | None, deny: Sequence[str],
+               names: list[tuple[str, ...]], where: str) -> None:
+    """Raise ConfigError for an allow or deny pattern that matches no tool of ``names`` (a typo
+    would leave the model without the tool, or with the tool it was to be denied)."""
+    for kind, patterns in (("allow", allow), ("deny", deny)):
+        for pattern in [patterns] if isinstance(patterns, str) else patterns or ():
+            if not any(_matches([pattern], *shown) for shown in names):
+                tools = sorted({shown[0] for shown in names})
+                close = did_you_mean(pattern, sorted({n for shown in names for n in shown}))
+                raise ConfigError(_visible(
+                    f"The {kind} pattern {pattern!r} matches no tool of {where}{close}; the "
+                    f"tools: {', '.join(tools[:40]) or 'none'}{' ...' if len(tools) > 40 else ''}."
+                ))
 
 
 def _unique_server_names(connections: list[_Connection]) -> None:
