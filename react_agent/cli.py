@@ -22,7 +22,7 @@ from typing import Any
 from . import __version__
 from .agent._agent import Agent
 from .config import AgentConfig
-from .errors import ConfigError, ModelError, OutputParseError
+from .errors import ConfigError, ModelError, OutputParseError, install_hint
 from .harness._batch import (
     RERUN_STATUSES,
     BatchTask,
@@ -480,8 +480,7 @@ def _serve(args: argparse.Namespace) -> int:
         from .serve._app import LOOPBACK_HOSTS, ServeConfig, create_app
     except ImportError as exc:
         raise ConfigError(
-            f"serve needs the serve extra ({exc.name} is missing): pip install "
-            "'react-agent[serve]'"
+            f"serve needs the serve extra ({exc.name} is missing): {install_hint('serve')}."
         ) from exc
     config = ServeConfig(
         api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,

@@ -1,7 +1,7 @@
 """Tools from MCP servers: :class:`MCPToolbox`, a :class:`Toolbox` whose tools call Model Context
 Protocol servers, each given as a command line (stdio) or a URL (streamable HTTP).
 
-The official ``mcp`` SDK (the ``mcp`` extra: ``pip install 'react-agent[mcp]'``) talks to the
+The official ``mcp`` SDK (the ``mcp`` extra: ``pip install '.[mcp]'`` in a clone) talks to the
 servers on an event loop in a background thread that the toolbox owns; a tool call made in any
 thread (the agent's sync API runs tools in the calling thread or in worker threads, its async API
 in worker threads) is handed to that loop and waited for, at most the server's ``timeout``.
@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .._lexical import did_you_mean
-from ..errors import ConfigError, ReactAgentError, ToolDefinitionError
+from ..errors import ConfigError, ReactAgentError, ToolDefinitionError, install_hint
 from . import _schema as json_schema
 from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox
 
@@ -339,7 +339,7 @@ def _require_sdk() -> None:
     except ImportError as exc:
         raise ConfigError(
             "MCP servers need the mcp extra (the official MCP Python SDK): "
-            f"pip install 'react-agent[mcp]' ({exc})."
+            f"{install_hint('mcp')} ({exc})."
         ) from exc
     sdk = logging.getLogger("mcp")
     if not logging.getLogger().handlers and not any(isinstance(h, _SdkLog) for h in sdk.handlers):
