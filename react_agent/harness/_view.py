@@ -592,11 +592,11 @@ class _Page:
         longest = max(totals, default=0.0) or 1.0
         median = statistics.median(totals) if totals else 0.0
         out = ['<h2>Timeline</h2><ol class="timeline">']
-        for step, total in zip(steps, totals, strict=True):
+        for n, (step, total) in enumerate(zip(steps, totals, strict=True)):
             tools = sum(r.seconds for r in step.results)
             slow = total >= 1.0 and total >= 2 * median and len(steps) > 2
             classes = " ".join(c for c in (_problem_class(step), "slow" if slow else "") if c)
-            what = _what(step)
+            what = _what(step, steps[n + 1] if n + 1 < len(steps) else None)
             bad = " bad" if _problem_class(step) == "problem" else ""
             title = f"model {_secs(step.model_seconds)}, tools {_secs(tools)}"
             out.append(
@@ -636,7 +636,8 @@ class _Page:
                                        "extra" if step.origin else "") if c)
         out = [f'<details class="{classes}" id="{key}s{step.index}" open><summary>'
                f'<span class="n">Step {step.index}</span>'
-               f'<span class="act">{_esc(_short(_what(step), 120))}</span>{"".join(badges)}'
+               f'<span class="act">{_esc(_short(_what(step, _following(result, n)), 120))}'
+               f'</span>{"".join(badges)}'
                f'<span class="secs">model {_secs(step.model_seconds)}'
                f'{f" · tools {_secs(tools)}" if step.results else ""}</span></summary>'
                '<div class="body">']
@@ -768,16 +769,27 @@ def _run_seconds(runs: list[RunResult]) -> float:
     return float(sum(r.usage["model_seconds"] + r.usage["tool_seconds"] for r in runs))
 
 
-def _what(step: Step) -> str:
-    """The step in a few words: its calls, its answer, or that it was unusable."""
+def _what(step: Step, following: Step | None) -> str:
+    """The step in a few words: its calls, its answer (a draft when the review asked again in
+    the ``following`` step, as :func:`_answer_label` says), or that it was unusable."""
     if step.reply is None:
         return "unusable reply"
     if step.tool_calls:
         return ", ".join(c.name for c in step.tool_calls)
     if step.final_answer is not None:
-        prefix = {"review": "reviewed answer", "best_effort": "best-effort answer"}
-        return f"{prefix.get(step.origin or '', 'final answer')}: {step.final_answer}"
+        prefix = {"review": "reviewed answer", "best_effort": "best-effort answer"}.get(
+            step.origin or "", "draft answer" if _is_draft(step, following) else "final answer")
+        return f"{prefix}: {step.final_answer}"
     return step.origin or "no action"
+
+
+def _following(result: RunResult, n: int) -> Step | None:
+    return result.steps[n + 1] if n + 1 < len(result.steps) else None
+
+
+def _is_draft(step: Step, following: Step | None) -> bool:
+    """A final answer the review then asked for again (it is not the run's answer)."""
+    return step.origin is None and following is not None and following.origin == "review"
 
 
 def _problem_class(step: Step) -> str:
@@ -788,12 +800,11 @@ def _problem_class(step: Step) -> str:
 
 
 def _answer_label(result: RunResult, n: int, step: Step) -> str:
-    following = result.steps[n + 1] if n + 1 < len(result.steps) else None
     if step.origin == "review":
         return "Final answer (asked again by the review)"
     if step.origin == "best_effort":
         return "Best-effort answer (asked for after the last step)"
-    if following is not None and following.origin == "review":
+    if _is_draft(step, _following(result, n)):
         return "Draft answer (the review asked again)"
     return "Final answer"
 
