@@ -184,14 +184,14 @@ def _raw_id(data: Any, number: int) -> str:
     return str(raw) if isinstance(raw, (str, int)) and not isinstance(raw, bool) else str(number)
 
 
-def _words(value: str) -> str:
+def _non_empty(value: str) -> str:
     if not value.strip():
         raise PydanticCustomError("empty", "expected a non-empty string, got {got}",
                                   {"got": shown(value)})
     return value
 
 
-_Text = Annotated[str, AfterValidator(_words)]
+_Text = Annotated[str, AfterValidator(_non_empty)]
 
 
 class _Turn(checks.Checks):
