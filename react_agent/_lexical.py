@@ -1,11 +1,13 @@
 """Cheap lexical matching, shared by memory recall and tool routing: words without stop words,
-CJK text as single characters, and a word matching its longer forms (live ~ lives)."""
+CJK text as single characters, and a word matching its longer forms (live ~ lives); and the
+"did you mean" of a name that is not one of the known names."""
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORDS = frozenset({
@@ -59,3 +61,22 @@ def rank(query: str, documents: Sequence[str]) -> list[float]:
         for i in hits:
             scores[i] += weight
     return scores
+
+
+def did_you_mean(name: str, options: Iterable[object]) -> str:
+    """`` (did you mean 'x'?)`` for the option closest to ``name``, or ``""``. Names made of
+    words (``get_current_time``) are matched on the words they share first, so ``get_time``
+    is taken for ``get_current_time``, not for ``convert_time``; then on their spelling."""
+    words = _name_words(name)
+    candidates = [o for o in options if isinstance(o, str)]
+    scored = sorted(((len(words & _name_words(o)), difflib.SequenceMatcher(None, name, o).ratio(),
+                      o) for o in candidates), reverse=True)
+    if scored and scored[0][0] >= max(1, len(words) - 1) and scored[0][1] >= 0.4:
+        return f" (did you mean {scored[0][2]!r}?)"
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _name_words(name: str) -> set[str]:
+    """The lower-case words of a name: ``get_current-Time.v2`` -> get, current, time, v2."""
+    return {w for w in re.split(r"[^0-9a-z]+", name.lower()) if w}

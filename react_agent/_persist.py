@@ -1,19 +1,30 @@
-"""Saving and loading JSON files safely: runs, conversations, checkpoints and memory; and
-reading JSON Lines files (tasks, eval suites, results, traces).
+"""Saving and loading JSON files safely: runs, conversations, checkpoints and memory; reading
+JSON Lines files (tasks, eval suites, results, traces); and checking what a file holds against
+the shape of its records.
 
 Writes are atomic (a temporary file in the same folder, flushed to disk, then ``os.replace``d
 over the target), so a crash or a full disk never leaves half a file and never loses the
 previous version.
+
+A record read from a file is checked against its :class:`Shape` (a pydantic model with strict
+types: no ``"3"`` for 3, no ``true`` for 1; numbers finite and in range, counts integers) by
+:func:`check_shape`, whose error names the file, the line and the field at fault, so that a file
+edited by hand or by another program fails when it is read, not later with a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Annotated, Any, Literal, TypeVar
 
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from ._lexical import did_you_mean
 from .errors import ConfigError
 
 
@@ -147,3 +158,150 @@ def write_json_line(sink: IO[str], record: Any) -> None:
     """Append ``record`` as one line and flush it, so that it survives a crash that follows."""
     sink.write(json.dumps(record, ensure_ascii=False) + "\n")
     sink.flush()
+
+
+# -- the shapes of records read from files ------------------------------------------------------
+MAX_COUNT = 10**12
+"""The largest count (steps, tokens, tool calls, a line number) a file may hold."""
+
+MAX_SECONDS = 1e9
+"""The longest duration (about 31 years) a file may hold, in seconds."""
+
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+"""A count: an integer from 0 to :data:`MAX_COUNT`."""
+
+Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
+"""A duration: a finite number of seconds from 0 to :data:`MAX_SECONDS`."""
+
+Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+"""A probability: a number from 0 to 1."""
+
+
+def _name_or_number(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise PydanticCustomError("name_type", "expected a string or an integer, got {got}",
+                                  {"got": shown(value)})
+    return value
+
+
+NameOrNumber = Annotated[Any, AfterValidator(_name_or_number)]
+"""An id: a string or an integer (not ``true``)."""
+
+
+class Shape(BaseModel):
+    """The shape of a record read from a file: its fields with strict types (``null`` only where
+    a field's type allows ``None``). Keys it does not name are passed over: a file written by a
+    later version reads."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", protected_namespaces=())
+
+
+class ClosedShape(Shape):
+    """A :class:`Shape` whose keys are all known, for files people write (a tasks file): a key it
+    does not name is an error that says which known key is closest (``must_contian``: did you
+    mean ``must_contain``?), never a check silently left out."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            known = list(cls.model_fields)
+            for key in data:
+                if key not in cls.model_fields:
+                    raise PydanticCustomError(
+                        "unknown_key", "unknown key {key}{hint} (known: {known})",
+                        {"key": repr(str(key)[:60]), "hint": did_you_mean(str(key), known),
+                         "known": ", ".join(known)})
+        return data
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def check_shape(shape: type[M], data: Any, where: str) -> M:
+    """``data`` read as ``shape``.
+
+    Raises:
+        ConfigError: ``data`` does not have the shape; the message names ``where`` (the file
+            and line), the field at fault (``steps[2].tool_calls[0].name``) and what is wrong.
+    """
+    try:
+        return shape.model_validate(data)
+    except ValidationError as exc:
+        field, problem = _first_problem(exc)
+        raise ConfigError(f"{where}{'.' + field if field else ''}: {problem}.") from None
+
+
+def problem_in_words(exc: ValidationError) -> str:
+    """The first problem of a failed check of a shape, as ``field: what is wrong`` (e.g.
+    ``steps[0].seconds: expected a finite number, got Infinity``), or what is wrong with the
+    record itself."""
+    field, problem = _first_problem(exc)
+    return f"{field}: {problem}" if field else problem
+
+
+def _first_problem(exc: ValidationError) -> tuple[str, str]:
+    error = exc.errors(include_url=False)[0]
+    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}"
+                    for part in error["loc"]).lstrip(".")
+    return field, _problem(error)
+
+
+_EXPECTED = {
+    "string_type": "a string", "int_type": "an integer", "float_type": "a number",
+    "bool_type": "true or false", "dict_type": "an object", "model_type": "an object",
+    "model_attributes_type": "an object", "list_type": "a list", "finite_number":
+    "a finite number",
+}
+
+
+def _problem(error: ErrorDetails) -> str:
+    kind, ctx = error["type"], error.get("ctx") or {}
+    got = shown(error.get("input"))
+    if kind == "missing":
+        return "missing"
+    if kind == "float_type" and isinstance(error.get("input"), int):  # beyond a float's range
+        return f"expected a number in range, got {got}"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {got}"
+    bounds = {"greater_than_equal": ("ge", "at least"), "less_than_equal": ("le", "at most"),
+              "greater_than": ("gt", "more than"), "less_than": ("lt", "less than")}
+    if kind in bounds:
+        key, words = bounds[kind]
+        return f"expected a number {words} {_number(ctx.get(key))}, got {got}"
+    if kind in ("too_short", "too_long"):
+        words = "at least" if kind == "too_short" else "at most"
+        return f"expected {words} {ctx.get('min_length', ctx.get('max_length'))} item(s)"
+    if kind == "literal_error":
+        return f"expected one of {ctx.get('expected')}, got {got}"
+    return str(error["msg"]).removeprefix("Value error, ")  # our own words
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) and not value.is_integer() else \
+        str(int(value)) if isinstance(value, (int, float)) else str(value)
+
+
+def shown(value: Any) -> str:
+    """A JSON value in a few words for an error message: its type, or a short number."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        try:
+            digits = len(str(abs(value)))
+        except ValueError:  # more digits than Python converts (sys.set_int_max_str_digits)
+            return "a number of thousands of digits"
+        return str(value) if digits <= 20 else f"a number of {digits} digits"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return str(value) if math.isfinite(value) else ("-" if value < 0 else "") + "Infinity"
+    if isinstance(value, str):
+        return f"a string ({value[:40]!r}{'…' if len(value) > 40 else ''})"
+    if isinstance(value, dict):
+        return "an object"
+    return "a list" if isinstance(value, list) else type(value).__name__

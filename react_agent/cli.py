@@ -12,17 +12,19 @@ import ipaddress
 import json
 import logging
 import os
+import shlex
 import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
+from ._lexical import did_you_mean
 from .agent._agent import Agent
 from .config import AgentConfig
-from .errors import ConfigError, ModelError, OutputParseError
+from .errors import ConfigError, ModelError, OutputParseError, install_hint
 from .harness._batch import (
     RERUN_STATUSES,
     BatchTask,
@@ -58,15 +60,47 @@ from .types import RunResult
 EXIT_CODES = {"final_answer": 0, "interrupted": 130}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser (of the command and of every subcommand), with a usage error told in
+    one line and a pointer to ``--help``, instead of the whole usage before it; ``commands``
+    holds the subcommands' parsers."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, _Parser] = {}
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, safe(f"{self.prog}: error: {message}") +
+                  f"\nSee '{self.prog} --help' for the options.\n")
+
+    def options(self) -> list[argparse.Action]:
+        """The options of this parser (its own and its parents'), in the order of --help."""
+        return [a for a in self._actions if a.option_strings]
+
+    def parse_command(self, argv: list[str] | None) -> argparse.Namespace:
+        """``parse_args``, with words no option takes blamed on the subcommand (whose --help
+        lists its options), an unknown option with the closest one it has."""
+        args, extra = self.parse_known_args(argv)
+        if extra:
+            command = self.commands.get(args.command, self)
+            known = [o[2:] for action in command.options() for o in action.option_strings
+                     if o.startswith("--")]  # long options, compared without their dashes
+            unknown = next((w.partition("=")[0] for w in extra if w.startswith("--")), "")
+            close = did_you_mean(unknown[2:], known).replace(" '", " '--", 1) if unknown else ""
+            command.error(f"unrecognized arguments: {' '.join(extra)}{close}")
+        return args
+
+
+def build_parser() -> _Parser:
+    parser = _Parser(
         prog="react-agent",
         description="A JSON ReAct agent for models without native function calling.",
     )
     parser.add_argument("--version", action="version", version=f"react-agent {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    parser.commands = sub.choices
 
-    backend = argparse.ArgumentParser(add_help=False)  # options shared by run, chat and eval
+    backend = _Parser(add_help=False)  # options shared by run, chat and eval
     backend.add_argument(
         "--model", default="local",
         help="'local' (the embedded Qwen2.5-Coder-1.5B, default), 'local:PATH.gguf', or a model "
@@ -96,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out a small-model policy (repeatable): " + ", ".join(ORDER),
     )
 
-    agent = argparse.ArgumentParser(add_help=False, parents=[backend])  # run and chat
+    agent = _Parser(add_help=False, parents=[backend])  # run and chat
     agent.add_argument(
         "--tools", metavar="MODULE:OBJECT",
         help="a Toolbox to use, e.g. tools.py:toolbox or mypkg.tools:toolbox "
@@ -264,7 +298,7 @@ def _answer_floor(text: str) -> float | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_command(argv)
     _show_warnings()
     commands = {"parse": _parse, "replay": _replay, "chat": _chat, "run": _run, "eval": _eval,
                 "serve": _serve, "tools": _tools_command, "view": _view}
@@ -309,6 +343,8 @@ def _run(args: argparse.Namespace) -> int:
         result = agent.resume(earlier) if earlier else agent.run(args.task)
     if args.save:
         result.save(args.save)
+    if result.status == "interrupted" and (args.save or args.trace):
+        print(safe(f"To go on from here: {_resume_command(args)}"), file=sys.stderr)
     if args.html:
         _write_html(args, ViewEntry("react-agent run", [result], model=session.model.name))
     if args.json:
@@ -317,6 +353,29 @@ def _run(args: argparse.Namespace) -> int:
         print(safe(result.final_answer if result.final_answer is not None
                    else result.error or ""))
     return EXIT_CODES.get(result.status, 1)
+
+
+def _resume_command(args: argparse.Namespace) -> str:
+    """The command line that continues this run: ``run --resume`` of its trace (appended to)
+    or of its saved run, with the options given to this one (not ``--api-key``: a secret is not
+    printed)."""
+    words = ["react-agent", "run", "--resume", args.trace or args.save]
+    for action in build_parser().commands["run"].options():
+        value, flag = getattr(args, action.dest, action.default), action.option_strings[0]
+        if action.dest in ("help", "resume", "api_key") or value == action.default:
+            continue
+        if isinstance(action, argparse.BooleanOptionalAction):
+            words.append(flag if value else f"--no-{flag[2:]}")
+        elif action.nargs == 0:  # store_true
+            words.append(flag)
+        elif isinstance(value, list):  # repeatable
+            words += [w for item in value for w in (flag, str(item))]
+        elif value == action.const:  # --ray with no address
+            words.append(flag)
+        else:
+            words += [flag, "off" if value is None else str(value)]
+    shown = shlex.join(words)
+    return shown + (" --api-key ..." if args.api_key else "")
 
 
 def _load_run(path: str) -> RunResult:
@@ -480,8 +539,7 @@ def _serve(args: argparse.Namespace) -> int:
         from .serve._app import LOOPBACK_HOSTS, ServeConfig, create_app
     except ImportError as exc:
         raise ConfigError(
-            f"serve needs the serve extra ({exc.name} is missing): pip install "
-            "'react-agent[serve]'"
+            f"serve needs the serve extra ({exc.name} is missing): {install_hint('serve')}."
         ) from exc
     config = ServeConfig(
         api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,

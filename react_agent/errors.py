@@ -12,6 +12,14 @@ control-flow exceptions).
 from __future__ import annotations
 
 
+def install_hint(extra: str) -> str:
+    """How to install an optional extra of this package, the one form every message uses:
+    ``pip install '.[serve]' (in a clone of react-agent; see docs/getting-started.md)``. The
+    package is installed from a clone of its repository (there is no ``react-agent`` on the
+    package index to name); ``extra`` may name several (``"local,serve"``)."""
+    return f"pip install '.[{extra}]' (in a clone of react-agent; see docs/getting-started.md)"
+
+
 class ReactAgentError(Exception):
     """Base class of every error this package raises."""
 

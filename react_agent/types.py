@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ._persist import read_json, write_atomically
-from .errors import ConfigError
+from ._persist import Count, Probability, Seconds, Shape, check_shape, read_json, write_atomically
 
 Status = Literal[
     "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
@@ -122,13 +121,7 @@ class ToolResult:
             ConfigError: ``data`` is not a saved tool result; the message names the field at
                 fault under ``where``.
         """
-        read = _Fields(data, where)
-        return cls(
-            ToolCall(read("name", str), read("args", dict, {})), read("observation", str),
-            read("ok", bool), read("error", str, None), read("cleaned_args", dict, {}),
-            read.strings("cleaning"), float(read("seconds", (int, float), 0.0)),
-            read.strings("cleaning_kinds"),
-        )
+        return check_shape(_ToolResultShape, data, where).value()
 
 
 @dataclass(frozen=True)
@@ -246,102 +239,109 @@ class Step:
             ConfigError: ``data`` is not a saved step; the message names the field at fault
                 under ``where``.
         """
-        read = _Fields(data, where)
-        tool_calls = [ToolCall(c("name", str), c("args", dict, {}))
-                      for c in read.objects("tool_calls")]
-        stage = read("stage", str, None)
-        reply = None if stage is None else Reply(
-            read("thought", str, None), tool_calls, read("final_answer", str, None), stage,
-            tuple(read.strings("repairs")),
+        return check_shape(_StepShape, data, where).value()
+
+
+class _CallShape(Shape):
+    """A saved :class:`ToolCall`."""
+
+    name: str
+    args: dict[str, Any] | None = None
+
+    def value(self) -> ToolCall:
+        return ToolCall(self.name, self.args or {})
+
+
+class _ToolResultShape(Shape):
+    """A saved :class:`ToolResult` (:meth:`ToolResult.to_dict`)."""
+
+    name: str
+    args: dict[str, Any] | None = None
+    observation: str
+    ok: bool
+    error: str | None = None
+    cleaned_args: dict[str, Any] | None = None
+    cleaning: list[str] | None = None
+    seconds: Seconds | None = None
+    cleaning_kinds: list[str] | None = None
+
+    def value(self) -> ToolResult:
+        return ToolResult(ToolCall(self.name, self.args or {}), self.observation, self.ok,
+                          self.error, self.cleaned_args or {}, list(self.cleaning or []),
+                          self.seconds or 0.0, list(self.cleaning_kinds or []))
+
+
+class _StepShape(Shape):
+    """A saved :class:`Step` (:meth:`Step.to_dict`), also with the fields of files written before
+    policies were plug-ins (``best_effort``, ``review``, ``review_reasons``, ``repeat``,
+    ``held_calls``, ``answer_probability``, ``answer_taken``)."""
+
+    index: Count
+    tool_calls: list[_CallShape]
+    raw_output: str | None = None
+    thought: str | None = None
+    final_answer: str | None = None
+    stage: str | None = None
+    repairs: list[str] | None = None
+    results: list[_ToolResultShape] | None = None
+    error: str | None = None
+    model_seconds: Seconds | None = None
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
+    finish_reason: str | None = None
+    origin: str | None = None
+    records: dict[str, Any] | None = None
+    notes: list[Any] | None = None
+    in_history: bool | None = None
+    best_effort: bool | None = None
+    review: bool | None = None
+    review_reasons: list[str] | None = None
+    repeat: bool | None = None
+    held_calls: list[Any] | None = None
+    answer_probability: Probability | None = None
+    answer_taken: bool | None = None
+
+    def value(self) -> Step:
+        tool_calls = [c.value() for c in self.tool_calls]
+        reply = None if self.stage is None else Reply(
+            self.thought, tool_calls, self.final_answer, self.stage, tuple(self.repairs or ()))
+        return Step(
+            index=self.index, raw_output=self.raw_output or "", reply=reply,
+            tool_calls=tool_calls, results=[r.value() for r in self.results or []],
+            error=self.error, model_seconds=self.model_seconds or 0.0,
+            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens,
+            finish_reason=self.finish_reason, **self._policy_fields(),
         )
-        return cls(
-            index=read("index", int), raw_output=read("raw_output", str, ""), reply=reply,
-            tool_calls=tool_calls,
-            results=[ToolResult.from_dict(r, f"{where}.results[{n}]")
-                     for n, r in enumerate(read("results", list, []))],
-            error=read("error", str, None),
-            model_seconds=float(read("model_seconds", (int, float), 0.0)),
-            prompt_tokens=read("prompt_tokens", int, None),
-            completion_tokens=read("completion_tokens", int, None),
-            finish_reason=read("finish_reason", str, None), **_policy_fields(read),
-        )
+
+    def _policy_fields(self) -> dict[str, Any]:
+        """``origin``, ``records``, ``notes`` and ``in_history``, also from the older fields."""
+        records = dict(self.records or {})
+        origin = self.origin
+        if self.best_effort:
+            origin = "best_effort"
+        if self.review:
+            origin = "review"
+            records.setdefault("review", {"reasons": list(self.review_reasons or [])})
+        if self.repeat:
+            records.setdefault("repeat", True)
+        if self.held_calls:
+            records.setdefault("held_calls", self.held_calls)
+        if self.answer_probability is not None:
+            records.setdefault("answer_floor", {"probability": self.answer_probability,
+                                                "taken": bool(self.answer_taken)})
+        notes = [[str(part) for part in note] for note in self.notes or []
+                 if isinstance(note, list) and len(note) == 3]
+        in_history = self.in_history
+        if in_history is None:
+            in_history = origin is None and not self.repeat
+        return {"origin": origin, "records": records, "notes": notes, "in_history": in_history}
 
 
-def _policy_fields(read: _Fields) -> dict[str, Any]:
-    """``origin``, ``records``, ``notes`` and ``in_history`` of a saved step, also from the
-    fields of files written before policies were plug-ins (``best_effort``, ``review``,
-    ``review_reasons``, ``repeat``, ``held_calls``, ``answer_probability``)."""
-    records = dict(read("records", dict, {}))
-    origin = read("origin", str, None)
-    if read("best_effort", bool, False):
-        origin = "best_effort"
-    if read("review", bool, False):
-        origin = "review"
-        records.setdefault("review", {"reasons": read.strings("review_reasons")})
-    repeat = read("repeat", bool, False)
-    if repeat:
-        records.setdefault("repeat", True)
-    held = read("held_calls", list, [])
-    if held:
-        records.setdefault("held_calls", held)
-    probability = read("answer_probability", (int, float), None)
-    if probability is not None:
-        records.setdefault("answer_floor", {"probability": probability,
-                                            "taken": read("answer_taken", bool, False)})
-    notes = [[str(part) for part in note] for note in read("notes", list, [])
-             if isinstance(note, list) and len(note) == 3]
-    in_history = read("in_history", bool, None)
-    if in_history is None:
-        in_history = origin is None and not repeat
-    return {"origin": origin, "records": records, "notes": notes, "in_history": in_history}
+class MessageShape(Shape):
+    """A saved :data:`Message`."""
 
-
-class _Fields:
-    """Reads the fields of a saved object (a JSON object) with their types checked, so that a
-    file edited by hand or by another program fails with the field at fault, not later with a
-    traceback. ``read(key, kind)`` is required; ``read(key, kind, default)`` optional (also
-    when ``null``)."""
-
-    def __init__(self, data: Any, where: str) -> None:
-        if not isinstance(data, dict):
-            raise ConfigError(f"{where}: expected an object, got {_json_name(data)}.")
-        self.data, self.where = data, where
-
-    def __call__(self, key: str, kind: type | tuple[type, ...], *default: Any) -> Any:
-        value = self.data.get(key)
-        if value is None:
-            if default:
-                return default[0]
-            raise ConfigError(f"{self.where}.{key}: missing.")
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
-            raise ConfigError(f"{self.where}.{key}: expected {names}, got {_json_name(value)}.")
-        return value
-
-    def strings(self, key: str) -> list[str]:
-        """An optional list of strings."""
-        items = self(key, list, [])
-        for n, item in enumerate(items):
-            if not isinstance(item, str):
-                raise ConfigError(f"{self.where}.{key}[{n}]: expected a string, got "
-                                  f"{_json_name(item)}.")
-        return list(items)
-
-    def objects(self, key: str) -> list[_Fields]:
-        """A required list of objects, each read the same way."""
-        return [_Fields(item, f"{self.where}.{key}[{n}]")
-                for n, item in enumerate(self(key, list))]
-
-
-_KIND_NAMES: dict[type, str] = {
-    bool: "true or false", int: "an integer", float: "a number", str: "a string",
-    list: "a list", dict: "an object", type(None): "null",
-}
-
-
-def _json_name(value: Any) -> str:
-    return _KIND_NAMES.get(type(value), type(value).__name__)
+    role: str
+    content: str
 
 
 @dataclass
@@ -418,23 +418,7 @@ class RunResult:
             ConfigError: ``data`` is not a saved RunResult; the message names the field at
                 fault under ``where``.
         """
-        read = _Fields(data, where)
-        status = read("status", str)
-        if status not in STATUSES:
-            raise ConfigError(f"{where}.status: {status[:40]!r} is not one of "
-                              f"{', '.join(STATUSES)}.")
-        messages = []
-        for message in read.objects("messages") if "messages" in data else []:
-            role, content = message("role", str), message("content", str)
-            messages.append({"role": role, "content": content})
-        return cls(
-            task=read("task", str), status=status,
-            final_answer=read("final_answer", str, None),
-            steps=[Step.from_dict(s, f"{where}.steps[{n}]")
-                   for n, s in enumerate(read("steps", list))],
-            error=read("error", str, None), messages=messages,
-            best_effort=read("best_effort", bool, False), tools=read.strings("tools"),
-        )
+        return check_shape(_RunShape, data, where).value()
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_json` to ``path`` (UTF-8), atomically: a temporary file in the same
@@ -450,3 +434,24 @@ class RunResult:
                 names the file and the field at fault).
         """
         return cls.from_dict(read_json(Path(path)), f"{path}: run")
+
+
+class _RunShape(Shape):
+    """A saved :class:`RunResult` (:meth:`RunResult.to_dict`)."""
+
+    task: str
+    status: Status
+    steps: list[_StepShape]
+    final_answer: str | None = None
+    error: str | None = None
+    messages: list[MessageShape] | None = None
+    best_effort: bool | None = None
+    tools: list[str] | None = None
+
+    def value(self) -> RunResult:
+        return RunResult(
+            task=self.task, status=self.status, final_answer=self.final_answer,
+            steps=[s.value() for s in self.steps], error=self.error,
+            messages=[{"role": m.role, "content": m.content} for m in self.messages or []],
+            best_effort=bool(self.best_effort), tools=list(self.tools or []),
+        )

@@ -17,8 +17,8 @@ import react_agent
 PACKAGE = Path(react_agent.__file__).parent
 
 ORDER = [
-    # 1. errors and plain data
-    "errors", "_persist", "types", "_paths", "_lexical", "_json",
+    # 1. errors, word matching and plain data
+    "errors", "_lexical", "_persist", "types", "_paths", "_json",
     # 2. tools: schemas, the toolbox, the invoker; the built-in tools
     "tools._schema", "tools._toolbox", "tools._invoker", "tools._loading", "tools._mcp", "tools",
     "tools.builtin._calculator", "tools.builtin._clock", "tools.builtin._files",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -227,7 +228,7 @@ def test_run_max_steps_exit_code(
         pytest.param("{file}:", "are named MODULE:OBJECT", id="no-object"),
         pytest.param("{file}:not_a_toolbox", "not a Toolbox (got int)", id="not-a-toolbox"),
         pytest.param("{dir}/missing.py:toolbox", "no file", id="missing-file"),
-        pytest.param("no_such_module_xyz:toolbox", "cannot import 'no_such_module_xyz'",
+        pytest.param("no_such_module_xyz:toolbox", "no module named 'no_such_module_xyz'",
                      id="missing-module"),
     ],
 )
@@ -314,15 +315,31 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == f"react-agent {__version__}"
 
 
-@pytest.mark.parametrize(
-    "argv", [[], ["parse"], ["fly"], ["run", "x", "--max-steps", "many"]],
-    ids=["no-command", "parse-no-file", "unknown-command", "bad-int"],
-)
-def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("argv", "line"), [
+    ([], "react-agent: error: the following arguments are required: command"),
+    (["parse"], "react-agent parse: error: the following arguments are required: file"),
+    (["fly"], "react-agent: error: argument command: invalid choice: 'fly' (choose from 'run', "),
+    (["run", "x", "--max-steps", "many"],
+     "react-agent run: error: argument --max-steps: invalid int value: 'many'"),
+    (["run", "x", "--mcp-alow", "get_*"],
+     "react-agent run: error: unrecognized arguments: --mcp-alow get_* (did you mean "
+     "'--mcp-allow'?)"),
+    (["tools", "--jsn"],
+     "react-agent tools: error: unrecognized arguments: --jsn (did you mean '--json'?)"),
+    (["view", "a.jsonl", "--bogus"], "react-agent view: error: unrecognized arguments: --bogus"),
+], ids=["no-command", "parse-no-file", "unknown-command", "bad-int", "option-typo",
+        "option-typo-tools", "unknown-option"])
+def test_usage_errors_are_one_line_and_a_pointer_to_help(
+    argv: list[str], line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not the whole usage (19 lines for run) before the line that says what is wrong."""
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
-    assert "usage: react-agent" in capsys.readouterr().err
+    first, second = capsys.readouterr().err.splitlines()
+    assert first.startswith(line)
+    command = line.partition(":")[0]
+    assert second == f"See '{command} --help' for the options."
 
 
 def test_module_help_subprocess() -> None:
@@ -416,6 +433,33 @@ def test_ctrl_c_during_a_model_call_json(fault_server: Any, tmp_path: Path) -> N
     assert [s["observations"] for s in data["steps"]] == [["5"]]
     assert data["messages"][-1]["content"].startswith("Observation: 5")
     assert "Status: interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("keep", ["save", "trace"])
+def test_ctrl_c_with_save_or_trace_prints_the_command_that_goes_on(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], keep: str
+) -> None:
+    fault_server.script = [_reply("add", a=2, b=3), _reply("slow", seconds=60)]
+    marker = tmp_path / "started"
+    saved = tmp_path / ("my run.json" if keep == "save" else "my run.jsonl")
+    proc = _start_cli(fault_server.url, marker, f"--{keep}", str(saved), "--max-steps", "4",
+                      "--api-key", "sk-secret-key", "--no-fresh-model", "--review", "off")
+    _wait_for(marker.exists, "the slow tool to start")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    [line] = [line for line in err.splitlines() if line.startswith("To go on from here: ")]
+    command = shlex.split(line.removeprefix("To go on from here: "))
+    assert command[:4] == ["react-agent", "run", "--resume", str(saved)]
+    assert command[4:] == ["--base-url", fault_server.url, "--tools", f"{CLI_TOOLS}:toolbox",
+                           "--max-steps", "4", "--review", "off", f"--{keep}", str(saved),
+                           "--no-fresh-model", "--api-key", "..."]  # the key is not printed
+    assert "sk-secret-key" not in err
+    fault_server.script = [_reply("add", a=1, b=1), FINAL_DONE]
+    fault_server.requests.clear()
+    assert main(command[1:-2]) == 0  # the command as printed goes on from the slow step
+    assert "Final answer: done" in capsys.readouterr().out
+    assert fault_server.requests[0]["messages"][-1]["content"].startswith("Observation: 5")
 
 
 @pytest.mark.parametrize(
@@ -596,7 +640,7 @@ def test_bad_tasks_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text('{"task": "ok"}\n{"id": 3}\n')
     assert main(["run", "--tasks", str(tasks), "--base-url", UNREACHABLE]) == 2
-    assert ("tasks.jsonl, line 2: not a task (task must be a non-empty string"
+    assert ("tasks.jsonl, line 2: not a task (task: missing"
             in capsys.readouterr().err)
 
 

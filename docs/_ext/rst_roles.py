@@ -2,16 +2,22 @@
 (``:class:`~react_agent.Toolbox```, ``:func:`parse_reply```, ``:mod:`react_agent.policies```)
 become mkdocstrings cross-references (``[Toolbox][react_agent.Toolbox]``), so that the API
 reference links them, and a reference to a public name that does not exist fails the strict
-build. Private names (a ``_`` module or object) are shown as code."""
+build. Private names (a ``_`` module or object) are shown as code. A reStructuredText literal
+block (``Quick start::`` and the indented lines after it) becomes a fenced code block, so the
+page shows ``Quick start:`` and the code, not the ``::``."""
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 from typing import Any
 
 import griffe
 
 _ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):`(~?)([^`<>]+?)`")
+_LITERAL = re.compile(r"(?m)^(?P<lead>[ \t]*)(?P<text>.*?)::[ \t]*\n(?P<block>(?:[ \t]*\n)+"
+                      r"(?:(?P=lead)[ \t]+\S.*\n?|[ \t]*\n)+)")
 
 
 class RstRoles(griffe.Extension):
@@ -23,8 +29,8 @@ class RstRoles(griffe.Extension):
         while stack:
             obj = stack.pop()
             if obj.docstring is not None:
-                obj.docstring.value = _ROLE.sub(lambda m, o=obj: _link(o, m),
-                                                obj.docstring.value)
+                text = _LITERAL.sub(_fenced, obj.docstring.value)
+                obj.docstring.value = _ROLE.sub(lambda m, o=obj: _link(o, m), text)
             stack.extend(m for m in obj.members.values() if not isinstance(m, griffe.Alias))
 
 
@@ -50,3 +56,18 @@ def _link(obj: griffe.Object, match: re.Match[str]) -> str:
                                         for p in parts):
         return f"`{shown}`"
     return f"[`{shown}`][{target}]"
+
+
+def _fenced(match: re.Match[str]) -> str:
+    """A literal block as a fenced code block (Python where it parses as Python), after its
+    paragraph with one colon (reST's ``text::``; a ``::`` alone on its line goes)."""
+    lead, text = match.group("lead"), match.group("text").rstrip()
+    code = textwrap.dedent(match.group("block").strip("\n"))
+    try:
+        ast.parse(code)
+        language = "python"
+    except SyntaxError:
+        language = "text"
+    fence = textwrap.indent(f"```{language}\n{code}\n```", lead)
+    head = f"{lead}{text}:\n\n" if text else ""
+    return f"{head}{fence}\n\n"

@@ -13,14 +13,16 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
+
+from pydantic import Field
 
 from .. import prompts
-from .._persist import read_json, write_atomically
+from .._persist import Count, Shape, check_shape, read_json, write_atomically
 from ..errors import ConfigError
 from ..events import Event, HistoryCompressed, RunFinished, last_result
 from ..models.base import ChatModel, estimate_tokens
-from ..types import Message, RunResult
+from ..types import Message, MessageShape, RunResult
 
 SUMMARY_ACK = "conversation/summary_ack"
 """The template of the assistant message after a summary: it keeps the roles alternating, in
@@ -124,15 +126,14 @@ class Conversation:
         Raises:
             ConfigError: the file is missing or not a saved conversation.
         """
-        data = read_json(Path(path))
-        try:
-            conversation = cls(agent, **options)
-            conversation.messages = [dict(m) for m in data["messages"]]
-            conversation.messages[0] = {"role": "system", "content": agent.system_prompt}
-            conversation._starts = [int(i) for i in data["turn_starts"]]
-            conversation.turns = [RunResult.from_dict(t) for t in data["turns"]]
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ConfigError(f"{path} is not a saved conversation ({exc}).") from exc
+        saved = check_shape(_SavedConversation, read_json(Path(path)),
+                            f"{path}: conversation")
+        conversation = cls(agent, **options)
+        conversation.messages = [{"role": m.role, "content": m.content} for m in saved.messages]
+        conversation.messages[0] = {"role": "system", "content": agent.system_prompt}
+        conversation._starts = list(saved.turn_starts)
+        conversation.turns = [RunResult.from_dict(t, f"{path}: turns[{n}]")
+                              for n, t in enumerate(saved.turns)]
         return conversation
 
     def _compress(self) -> HistoryCompressed | None:
@@ -170,3 +171,11 @@ def transcript(messages: list[Message]) -> str:
     """Messages as plain ``User:``/``Assistant:`` lines, for the summarising prompt."""
     names = {"user": "User", "assistant": "Assistant", "system": "System"}
     return "\n".join(f"{names.get(m['role'], m['role'])}: {m['content']}" for m in messages)
+
+
+class _SavedConversation(Shape):
+    """A file written by :meth:`Conversation.save`."""
+
+    messages: Annotated[list[MessageShape], Field(min_length=1)]
+    turn_starts: list[Count]
+    turns: list[dict[str, Any]]

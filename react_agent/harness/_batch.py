@@ -8,9 +8,11 @@ Each input line is one task::
      "parallel_allowed", "forbidden_tools", "final_answer", "memory"}
 
 or a conversation, ``{"id", "tools", "turns": [{"task": str, ...checks}, ...]}``, whose turns
-run one after the other in one chat. Only ``task`` (or ``turns``) is required. A relative
-``FILE.py`` in ``tools`` is looked up next to the tasks file first; ``shape`` is a free label
-(conditional, compare, ...) that the summary counts by.
+run one after the other in one chat. Only ``task`` (or ``turns``) is required; a key not named
+here is an error suggesting the closest known one, except the annotations ``note``, ``lang`` and
+``reference``, which no check reads. A relative ``FILE.py`` in ``tools`` is looked up next to
+the tasks file first; ``shape`` is a free label (conditional, compare, ...) that the summary
+counts by.
 
 Each finished task appends one line to the output (flushed at once), so an interrupted batch
 resumes where it stopped: tasks whose id is already in the output are skipped, except those
@@ -37,9 +39,25 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Generic, TypeVar
+from typing import IO, Annotated, Any, Generic, TypeVar
 
-from .._persist import append_json_lines, loads, read_json_lines, write_json_line
+from pydantic import AfterValidator, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from .._persist import (
+    MAX_COUNT,
+    Count,
+    NameOrNumber,
+    Seconds,
+    Shape,
+    append_json_lines,
+    check_shape,
+    loads,
+    problem_in_words,
+    read_json_lines,
+    shown,
+    write_json_line,
+)
 from ..agent._agent import Agent
 from ..errors import ConfigError
 from ..events import Event
@@ -59,7 +77,7 @@ been fixed) or every Ray worker that tried it died (``worker_lost``)."""
 
 _log = logging.getLogger("react_agent")
 
-_TASK_HINT = ('expected {"task": "...", "id": "...", "tools": "MODULE:OBJECT", "expected": '
+_TASK_HINT = ('a task is {"task": "...", "id": "...", "tools": "MODULE:OBJECT", "expected": '
               '["..."]} or {"turns": [{"task": "..."}, ...]} (docs: batches.md).')
 
 
@@ -166,37 +184,68 @@ def _raw_id(data: Any, number: int) -> str:
     return str(raw) if isinstance(raw, (str, int)) and not isinstance(raw, bool) else str(number)
 
 
-def _task(data: dict[str, Any], number: str, folder: Path) -> BatchTask:
-    if not isinstance(data, dict):
-        raise ValueError("a task is a JSON object")
-    turns = data.get("turns", [data])
-    if not isinstance(turns, list) or not turns:
-        raise ValueError("turns must be a non-empty list")
-    for key, kind in (("id", (str, int)), ("tools", str), ("shape", str)):
-        if data.get(key) is not None and (not isinstance(data[key], kind)
-                                          or isinstance(data[key], bool)):
-            raise ValueError(f"{key} must be a string")
-    expected = data.get("expected") or []
-    if not isinstance(expected, list) or not all(isinstance(e, str) for e in expected):
-        raise ValueError("expected must be a list of strings the final answer must contain")
-    pairs = []
-    for turn in turns:
-        if not isinstance(turn, dict) or not isinstance(turn.get("task"), str) \
-                or not turn["task"].strip():
-            raise ValueError("task must be a non-empty string")
-        spec = {k: turn[k] for k in checks.CHECK_KEYS if k in turn}
-        checks.validate(spec)
-        pairs.append((turn["task"], spec))
-    max_steps = data.get("max_steps")
-    if max_steps is not None and (not isinstance(max_steps, int) or isinstance(max_steps, bool)
-                                  or max_steps < 1):
-        raise ValueError("max_steps must be a positive integer")
+def _non_empty(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("empty", "expected a non-empty string, got {got}",
+                                  {"got": shown(value)})
+    return value
+
+
+_Text = Annotated[str, AfterValidator(_non_empty)]
+
+
+class _Turn(checks.Checks):
+    """One turn of a conversation: its task and its checks."""
+
+    task: _Text
+    note: Any = None
+
+
+class _TaskLine(checks.Checks):
+    """A line of a tasks file (see the module docs); ``note``, ``lang`` and ``reference`` are
+    annotations no check reads. A conversation's task and checks are in its turns."""
+
+    task: _Text | None = None
+    id: NameOrNumber | None = None
+    tools: str | None = None
+    max_steps: Annotated[int, Field(ge=1, le=MAX_COUNT)] | None = None
+    shape: str | None = None
+    expected: list[str] = Field(default_factory=list)
+    turns: Annotated[list[_Turn], Field(min_length=1)] | None = None
+    note: Any = None
+    lang: Any = None
+    reference: Any = None
+
+    @model_validator(mode="after")
+    def _task_or_turns(self) -> _TaskLine:
+        if self.turns is None and self.task is None:
+            raise PydanticCustomError("missing_task", "task: missing (or turns, for a "
+                                      "conversation)")
+        misplaced = [k for k in ("task", *checks.CHECK_KEYS) if k in self.model_fields_set]
+        if self.turns is not None and misplaced:
+            raise PydanticCustomError(
+                "misplaced", "{key}: a conversation's task and checks go in its turns",
+                {"key": misplaced[0]})
+        return self
+
+
+def _task(data: Any, number: str, folder: Path) -> BatchTask:
+    """The task of one line.
+
+    Raises:
+        ValueError: the line is not a task (the message names the key at fault).
+    """
+    try:
+        line = _TaskLine.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(problem_in_words(exc)) from None
+    pairs = [(t["task"], {k: t[k] for k in checks.CHECK_KEYS if k in t}) for t in
+             (data["turns"] if line.turns else [data])]
     return BatchTask(
-        id=str(data.get("id", number)), task=pairs[0][0], tools=_tools_spec(data.get("tools"),
-                                                                           folder),
-        expected=tuple(expected), checks=pairs[-1][1],
-        turns=tuple(pairs) if "turns" in data else (), max_steps=max_steps,
-        shape=data.get("shape"),
+        id=str(line.id if line.id is not None else number), task=pairs[0][0],
+        tools=_tools_spec(line.tools, folder), expected=tuple(line.expected),
+        checks=pairs[-1][1], turns=tuple(pairs) if line.turns else (),
+        max_steps=line.max_steps, shape=line.shape,
     )
 
 
@@ -210,20 +259,49 @@ def _tools_spec(spec: str | None, folder: Path) -> str | None:
     return spec
 
 
-def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+class BatchRecord(Shape):
+    """A line of a results file (see :func:`run_batch`); ``result`` and ``turns[].result`` are
+    read as saved runs where they are shown (``react-agent view``)."""
+
+    id: NameOrNumber
+    line: Count | None = None
+    shape: str | None = None
+    task: str | None = None
+    status: str | None = None
+    final_answer: str | None = None
+    best_effort: bool = False
+    error: str | None = None
+    passed: bool | None = None
+    problems: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    steps: Count = 0
+    tool_calls: Count = 0
+    prompt_tokens: Count = 0
+    completion_tokens: Count = 0
+    seconds: Seconds = 0.0
+    result: dict[str, Any] | None = None
+    turns: list[dict[str, Any]] | None = None
+
+
+def read_records(path: str | os.PathLike[str],
+                 shape: type[Shape] = BatchRecord) -> list[dict[str, Any]]:
     """The records already in an output file (none if it does not exist; a line cut short by
-    a crash is passed over).
+    a crash is passed over), each checked against ``shape`` (a results file of ``run --tasks``;
+    ``eval`` passes its own), the fields it leaves out filled in with their defaults (a count
+    with 0, ``problems`` with ``[]``).
 
     Raises:
-        ConfigError: the file exists but cannot be read, or a line is not a result record.
+        ConfigError: the file exists but cannot be read, or a line is not a result record (the
+            message names the line and the field at fault).
     """
     records = []
     for number, record in read_json_lines(path, "results file", missing_ok=True,
                                           skip_broken="all"):
-        if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
+        if not isinstance(record, dict) or "id" not in record:
             raise ConfigError(f"{path}, line {number}: not a result record (an object with an "
                               "id); is this the results file of a batch?")
-        records.append(record)
+        checked = check_shape(shape, record, f"{path}, line {number}: record")
+        records.append({**{k: v for k, v in checked if v is not None}, **record})
     return records
 
 

@@ -10,7 +10,10 @@ A check spec is the JSON object of one task (or one turn of a conversation) in a
                       "must_not_contain": [str], "non_empty": bool},
      "memory": {"model_input_must_contain": [str]}}
 
-Every key is optional. Arguments are compared exactly unless ``args_match`` names the key, with
+Every key is optional; a key not named here is an error that suggests the closest known one
+(:class:`Checks`), except the annotations no check reads: ``note`` (in an expected call,
+``final_answer`` and ``memory``) and the seed format's ``observation`` and ``expected_by_seed``
+(in an expected call). Arguments are compared exactly unless ``args_match`` names the key, with
 the rules ``evaluates_to`` (plain arithmetic equal to the number within 1e-9), ``icontains``,
 ``contains``, ``one_of`` and ``optional``. Extra calls are allowed; ``call_order`` lists groups of
 indices into ``expected_calls`` that happen in that order; answer substrings are case-sensitive.
@@ -22,8 +25,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from .._persist import ClosedShape, Count, problem_in_words
 from ..tools.builtin._calculator import evaluate
 from ..types import RunResult, ToolCall
 
@@ -31,7 +38,7 @@ Spec = dict[str, Any]
 
 CHECK_KEYS = ("expected_calls", "call_order", "parallel_allowed", "forbidden_tools",
               "final_answer", "memory")
-"""The keys of a task line that are checks."""
+"""The keys of a task line that are checks (those of :class:`Checks`)."""
 
 
 def check_run(result: RunResult, spec: Spec) -> list[str]:
@@ -60,58 +67,77 @@ def has_checks(spec: Spec) -> bool:
     return any(key in spec for key in CHECK_KEYS)
 
 
+class _Rule(ClosedShape):
+    """An ``args_match`` rule (the defaults are never read: a rule names what it checks)."""
+
+    evaluates_to: Annotated[float, Field(allow_inf_nan=False)] = 0.0
+    contains: str = ""
+    icontains: str = ""
+    one_of: list[Any] = Field(default_factory=list)
+    optional: bool = False
+
+
+class _ExpectedCall(ClosedShape):
+    """An ``expected_calls`` entry; ``note``, ``observation`` and ``expected_by_seed`` are the
+    seed acceptance format's annotations, which no check reads."""
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    args_match: dict[str, _Rule] = Field(default_factory=dict)
+    required: bool = True
+    note: Any = None
+    observation: Any = None
+    expected_by_seed: Any = None
+
+
+class _AnswerRules(ClosedShape):
+    must_contain: list[str] = Field(default_factory=list)
+    must_contain_any: list[Annotated[list[str], Field(min_length=1)]] = Field(
+        default_factory=list)
+    must_not_contain: list[str] = Field(default_factory=list)
+    non_empty: bool = False
+    note: Any = None
+
+
+class _Memory(ClosedShape):
+    model_input_must_contain: list[str] = Field(default_factory=list)
+    note: Any = None
+
+
+class Checks(ClosedShape):
+    """The checks of a task or of one turn of a conversation (see the module docs): every key
+    known, every value of its type, ``call_order`` naming expected calls."""
+
+    expected_calls: list[_ExpectedCall] = Field(default_factory=list)
+    call_order: list[list[Count]] = Field(default_factory=list)
+    parallel_allowed: bool = False
+    forbidden_tools: list[str] = Field(default_factory=list)
+    final_answer: _AnswerRules = Field(default_factory=_AnswerRules)
+    memory: _Memory = Field(default_factory=_Memory)
+
+    @model_validator(mode="after")
+    def _order_names_expected_calls(self) -> Checks:
+        for group in self.call_order:
+            if any(i >= len(self.expected_calls) for i in group):
+                raise PydanticCustomError(
+                    "call_order", "call_order: the group {group} names a call that is not "
+                    "expected (expected_calls has {n})",
+                    {"group": str(group)[:80], "n": len(self.expected_calls)})
+        return self
+
+
 def validate(spec: Spec) -> None:
     """Check that the checks of ``spec`` are well formed, before any task runs.
 
     Raises:
-        ValueError: a check of the wrong shape (a list that is not a list, a call without a
-            name, an unknown rule, an index of ``call_order`` out of range, ...); the message
-            names the key at fault.
+        ValueError: an unknown key (the message suggests the closest known one), a check of
+            the wrong shape (a list that is not a list, a call without a name, an index of
+            ``call_order`` out of range, ...); the message names the key at fault.
     """
-    calls = _typed(spec, "expected_calls", list, [])
-    for n, call in enumerate(calls):
-        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-            raise ValueError(f"expected_calls[{n}] needs a name")
-        _typed(call, "args", dict, {}, f"expected_calls[{n}].")
-        for key, rule in _typed(call, "args_match", dict, {}, f"expected_calls[{n}].").items():
-            if not isinstance(rule, dict):
-                raise ValueError(f"expected_calls[{n}].args_match.{key} must be an object")
-            unknown = set(rule) - {*RULES, "optional"}
-            if unknown:
-                raise ValueError(f"expected_calls[{n}].args_match.{key}: unknown rule "
-                                 f"{sorted(unknown)[0]!r} (known: {', '.join(RULES)}, optional)")
-    for group in _typed(spec, "call_order", list, []):
-        if not isinstance(group, list) or not all(
-                isinstance(i, int) and 0 <= i < len(calls) for i in group):
-            raise ValueError(f"call_order group {group!r} names a call that is not expected")
-    _typed(spec, "parallel_allowed", bool, False)
-    rules = _typed(spec, "final_answer", dict, {})
-    for key in ("must_contain", "must_not_contain"):
-        if not all(isinstance(s, str) for s in _typed(rules, key, list, [], "final_answer.")):
-            raise ValueError(f"final_answer.{key} must be a list of strings")
-    if not all(isinstance(g, list) and g and all(isinstance(s, str) for s in g)
-               for g in _typed(rules, "must_contain_any", list, [], "final_answer.")):
-        raise ValueError("final_answer.must_contain_any must be a list of non-empty lists of "
-                         "strings")
-    if not all(isinstance(s, str) for s in _typed(spec, "forbidden_tools", list, [])):
-        raise ValueError("forbidden_tools must be a list of tool names")
-    memory = _typed(spec, "memory", dict, {})
-    if not all(isinstance(s, str)
-               for s in _typed(memory, "model_input_must_contain", list, [], "memory.")):
-        raise ValueError("memory.model_input_must_contain must be a list of strings")
-
-
-def _typed(spec: Spec, key: str, kind: type, default: Any, prefix: str = "") -> Any:
-    """``spec[key]`` when it is a ``kind`` (``default`` when absent).
-
-    Raises:
-        ValueError: it is of another type.
-    """
-    value = spec.get(key, default)
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        name = "an object" if kind is dict else f"a {kind.__name__}"
-        raise ValueError(f"{prefix}{key} must be {name}, not {type(value).__name__}")
-    return value
+    try:
+        Checks.model_validate(spec)
+    except ValidationError as exc:
+        raise ValueError(problem_in_words(exc)) from None
 
 
 def call_problems(result: RunResult, spec: Spec) -> list[str]:

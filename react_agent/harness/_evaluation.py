@@ -25,7 +25,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._persist import append_json_lines, read_json_lines, write_json_line
+from pydantic import Field
+
+from .._persist import (
+    NameOrNumber,
+    Seconds,
+    Shape,
+    append_json_lines,
+    read_json_lines,
+    write_json_line,
+)
 from ..agent._agent import Agent
 from ..errors import ConfigError, ModelError, ToolDefinitionError
 from ..events import ParseFailed, ReplyParsed, RunFinished, RunStarted
@@ -185,12 +194,28 @@ def _same(got: Any, want: Any) -> bool:
     return bool(got == want)
 
 
+class _EvalRecord(Shape):
+    """A line of an eval results file (see :func:`run_eval`): the fields the report reads."""
+
+    id: NameOrNumber
+    category: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+    correct: bool
+    stage: str | None = None
+    seconds: Seconds
+
+
 def scored(
     items: Iterable[EvalItem], out: str | os.PathLike[str], settings: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """The records already in ``out`` for these items, scored with the same settings."""
+    """The records already in ``out`` for these items, scored with the same settings.
+
+    Raises:
+        ConfigError: ``out`` exists but a line is not an eval record (the line and the field
+            are named).
+    """
     ids = {i.id for i in items}
-    return [r for r in read_records(out)
+    return [r for r in read_records(out, _EvalRecord)
             if r.get("id") in ids and r.get("settings", {}) == settings]
 
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from .. import __version__
-from ..errors import ConfigError
+from ..errors import ConfigError, install_hint
 from ..events import (
     Event,
     FinalAnswer,
@@ -69,7 +69,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-INSTALL_HINT = "pip install 'react-agent[otel]' (opentelemetry-api and opentelemetry-sdk)"
 
 _Scope = MutableMapping[str, Any]
 _Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -84,7 +83,7 @@ def _require(sdk: bool = False) -> None:
             import opentelemetry.sdk.trace  # noqa: F401
     except ImportError as exc:
         raise ConfigError(f"OpenTelemetry is not installed ({exc.name} is missing): "
-                          f"{INSTALL_HINT}.") from exc
+                          f"the otel extra, {install_hint('otel')}.") from exc
 
 
 class OtelCallback:

@@ -19,8 +19,9 @@ Faults:
   :class:`ConfigError` naming the worker's address and the module.
 - The model server going away: the task ends ``model_error`` on the worker, as locally.
 
-Ray is an optional dependency: ``pip install 'react-agent[ray]'``. Each worker needs
-react-agent (with the extras its model needs) and the tools' modules installed.
+Ray is an optional dependency, the ``ray`` extra (``pip install '.[ray]'`` in a clone of
+react-agent). Each worker needs react-agent (with the extras its model needs) and the tools'
+modules installed.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 
 from .._persist import append_json_lines, write_json_line
 from ..agent._agent import Agent
-from ..errors import ConfigError
+from ..errors import ConfigError, install_hint
 from ..tools import load_toolbox
 from ._batch import (
     BatchReport,
@@ -135,7 +136,7 @@ def run_batch_ray(
     try:
         import ray
     except ImportError as exc:
-        raise ConfigError("--ray needs Ray: pip install 'react-agent[ray]'") from exc
+        raise ConfigError(f"--ray needs Ray: {install_hint('ray')}.") from exc
     if max_attempts < 1:
         raise ConfigError(f"max_attempts must be at least 1, got {max_attempts}.")
     if workers is not None and workers < 1:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .. import prompts
-from .._persist import append_json_lines, read_json_lines
+from .._persist import Count, Seconds, Shape, append_json_lines, check_shape, read_json_lines, shown
 from .._protocol import observation_message
 from ..agent._loop import resumable
 from ..errors import ConfigError
@@ -150,92 +150,135 @@ def read_trace(path: str | os.PathLike[str]) -> list[RunResult]:
     A run without its ``run_end`` record (the process was killed) is rebuilt from its
     ``model_call`` and ``tool_call`` records, with status ``interrupted`` and an error that
     says so; a continued run (``run --resume``) whose trace was appended to the same file is
-    rebuilt on top of the steps of the run it continued. A cut-off last line is ignored.
+    rebuilt on top of the steps of the run it continued. A cut-off last line is ignored, and so
+    is a record of a type this version does not know.
 
     Raises:
         ConfigError: the file cannot be read, holds no ``run_start`` record, or a record is
-            malformed (the message names the file, the line and the field at fault).
+            malformed (the message names the file, the line, the record and the field at fault).
     """
     runs: list[RunResult] = []
-    current: list[tuple[int, dict[str, Any]]] | None = None
-    for number, record in read_json_lines(path, "trace", skip_broken="last"):
+    start: _RunStart | None = None  # of the run being read
+    records: list[_Read] = []
+    for number, data in read_json_lines(path, "trace", skip_broken="last"):
         where = f"{path}, line {number}"
-        kind = record.get("type") if isinstance(record, dict) else None
-        if kind == "run_start":
-            if current is not None:
-                runs.append(_rebuild(current, runs, path))
-            current = [(number, record)]
-        elif current is not None and kind == "run_end":
-            if not isinstance(record.get("result"), dict):
-                raise ConfigError(f"{where}: a run_end record without its result.")
-            runs.append(RunResult.from_dict(record["result"], f"{where}: result"))
-            current = None
-        elif current is not None:
-            current.append((number, record))
-    if current is not None:
-        runs.append(_rebuild(current, runs, path))
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: expected a trace record (an object with a type), got "
+                              f"{shown(data)}.")
+        kind = data.get("type")
+        shape = _RECORDS.get(kind) if isinstance(kind, str) else None
+        if shape is None or (start is None and kind != "run_start"):
+            continue
+        where = f"{where}: {kind}"
+        record = check_shape(shape, data, where)
+        if isinstance(record, _RunStart):
+            if start is not None:
+                runs.append(_rebuild(start, records, runs))
+            start, records = record, []
+        elif isinstance(record, _RunEnd):
+            runs.append(RunResult.from_dict(record.result, f"{where}.result"))
+            start = None
+        elif isinstance(record, _ModelCall):  # the step, read as a saved one
+            records.append((record, Step.from_dict({
+                **data, "index": record.step, "error": record.parse_error,
+                "model_seconds": record.seconds, "results": []}, where)))
+        elif isinstance(record, _ToolCall):
+            records.append((record, ToolResult.from_dict(data, where)))
+        else:
+            records.append((record, None))
+    if start is not None:
+        runs.append(_rebuild(start, records, runs))
     if not runs:
         raise ConfigError(f"{path} holds no run (no run_start record); is it a trace?")
     return runs
 
 
-def _rebuild(
-    records: list[tuple[int, dict[str, Any]]], earlier: list[RunResult],
-    path: str | os.PathLike[str],
-) -> RunResult:
+class _RunStart(Shape):
+    task: str
+    system_prompt: str | None = None
+    tools: list[str] | None = None
+    model: str | None = None
+    resumed_steps: Count | None = None
+    time: str | None = None
+
+
+class _RunEnd(Shape):
+    result: dict[str, Any]
+
+
+class _StepRecord(Shape):
+    """A record of one step of a run: its ``step`` number."""
+
+    step: Count
+
+
+class _ModelCall(_StepRecord):
+    """``model_call``: the fields of a saved :class:`Step` (read by it) under the trace's names,
+    and what the history kept."""
+
+    seconds: Seconds | None = None
+    parse_error: str | None = None
+    assistant_message: str | None = None
+    feedback: str | None = None
+
+
+class _ToolCall(_StepRecord):
+    """``tool_call``: the step number, and a saved :class:`ToolResult` (read by it)."""
+
+
+class _Note(_StepRecord):
+    policy: str
+    label: str
+    text: str
+
+
+class _Observation(_StepRecord):
+    message: str
+
+
+_RECORDS: dict[str, type[Shape]] = {
+    "run_start": _RunStart, "run_end": _RunEnd, "model_call": _ModelCall, "tool_call": _ToolCall,
+    "note": _Note, "observation": _Observation,
+}
+"""The shape of each record type of a trace."""
+
+_Read = tuple[Shape, Step | ToolResult | None]
+"""A record of a run's steps, and the step or tool result it holds."""
+
+
+def _rebuild(start: _RunStart, records: list[_Read], earlier: list[RunResult]) -> RunResult:
     """A RunResult from the records of a run that did not end: its steps, and the messages the
     model was sent (the history to resume from), rebuilt step by step; a continued run starts
     from the run before it in the file."""
-    number, start = records[0]
-    try:
-        task = start["task"]
-        if not isinstance(task, str):
-            raise TypeError("task is not a string")
-        resumed = int(start.get("resumed_steps") or 0)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{path}, line {number}: a malformed run_start record ({exc}).") from exc
+    task, resumed = start.task, start.resumed_steps or 0
     steps: dict[int, Step] = {}
-    calls: dict[int, dict[str, Any]] = {}
+    calls: dict[int, _ModelCall] = {}
     observations: dict[int, str] = {}
-    for number, r in records[1:]:
-        where = f"{path}, line {number}"
-        try:
-            kind, index = r.get("type"), r.get("step")
-            if kind not in ("model_call", "tool_call", "note", "observation"):
-                continue
-            if not isinstance(index, int):
-                raise TypeError(f"its step is {index!r}, not a step number")
-            if kind == "model_call":
-                calls[index] = r
-                steps[index] = Step.from_dict({
-                    **r, "index": index, "error": r.get("parse_error"),
-                    "model_seconds": r.get("seconds"), "results": [],
-                }, where)
-            elif kind == "tool_call" and index in steps:
-                steps[index].results.append(ToolResult.from_dict(r, where))
-            elif kind == "note" and index in steps:
-                note = [str(r["policy"]), str(r["label"]), str(r["text"])]
-                if note not in steps[index].notes:
-                    steps[index].notes.append(note)
-            elif kind == "observation" and isinstance(r.get("message"), str):
-                observations[index] = r["message"]
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"{where}: a malformed {r.get('type', 'trace')} record "
-                              f"({type(exc).__name__}: {exc}).") from exc
+    for r, read in records:
+        if isinstance(r, _ModelCall) and isinstance(read, Step):
+            calls[r.step], steps[r.step] = r, read
+        elif isinstance(r, _ToolCall) and isinstance(read, ToolResult) and r.step in steps:
+            steps[r.step].results.append(read)
+        elif isinstance(r, _Note) and r.step in steps:
+            note = [r.policy, r.label, r.text]
+            if note not in steps[r.step].notes:
+                steps[r.step].notes.append(note)
+        elif isinstance(r, _Observation):
+            observations[r.step] = r.message
     ordered = [steps[i] for i in sorted(steps)]
     if resumed and earlier:  # a continued run: the run it continued, as the resume began
-        messages, before = resumable(earlier[-1], start.get("system_prompt") or "",
+        messages, before = resumable(earlier[-1], start.system_prompt or "",
                                      tuple(default_policies()))
         ordered = [*before[:resumed], *ordered]
     else:
-        messages = [{"role": "system", "content": str(start.get("system_prompt") or "")},
+        messages = [{"role": "system", "content": start.system_prompt or ""},
                     {"role": "user", "content": task}]
     for step in ordered[resumed if resumed and earlier else 0:]:
         if not step.in_history or step.index not in calls:
             continue
         record = calls[step.index]
-        kept = record.get("assistant_message") or strip_reasoning(step.raw_output)
-        messages.append({"role": "assistant", "content": str(kept)})
+        kept = record.assistant_message or strip_reasoning(step.raw_output)
+        messages.append({"role": "assistant", "content": kept})
         answer = _answer_sent(step, record, observations.get(step.index), task)
         if answer is None:
             break  # the run stopped during this step: a resume asks it again
@@ -248,13 +291,12 @@ def _rebuild(
 
 
 def _answer_sent(
-    step: Step, record: dict[str, Any], observation: str | None, task: str
+    step: Step, record: _ModelCall, observation: str | None, task: str
 ) -> str | None:
     """The user message that followed ``step`` (the observations, or what was wrong with an
     unusable reply), from the trace; rebuilt for traces written before it was recorded."""
     if step.stage is None:
-        return record.get("feedback") or prompts.render("agent/parse_error",
-                                                        problem=step.error or "")
+        return record.feedback or prompts.render("agent/parse_error", problem=step.error or "")
     if not step.tool_calls:
         return None
     if observation is None and step.results and len(step.results) == len(step.tool_calls):
@@ -288,12 +330,18 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
                 yield ToolFinished(step, tool_result)
         if step.final_answer is not None and step.origin is None:
             following = result.steps[n] if n < len(result.steps) else None
-            reasons = following.records.get("review", {}).get("reasons", []) \
-                if following is not None and following.origin == "review" else None
-            yield FinalAnswer(step, step.final_answer, draft=reasons is not None,
-                              reasons=tuple(reasons or ()))
+            draft = following is not None and following.origin == "review"
+            yield FinalAnswer(step, step.final_answer, draft=draft,
+                              reasons=_review_reasons(following) if draft else ())
         elif step.final_answer is not None and step.origin == "best_effort":
             yield FinalAnswer(step, step.final_answer, best_effort=True)
         if step.origin == "review" and result.final_answer is not None:
             yield FinalAnswer(step, result.final_answer)
     yield RunFinished(result)
+
+
+def _review_reasons(step: Step | None) -> tuple[str, ...]:
+    """Why the review asked again, from the record on its step (any JSON in a saved run)."""
+    review = step.records.get("review") if step is not None else None
+    reasons = review.get("reasons") if isinstance(review, dict) else None
+    return tuple(str(r) for r in reasons) if isinstance(reasons, list) else ()

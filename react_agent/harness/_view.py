@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .._persist import read_json_lines, write_atomically
+from .._persist import check_shape, read_json_lines, write_atomically
 from ..errors import ConfigError
 from ..types import RunResult, Step, ToolResult
+from ._batch import BatchRecord
 from ._display import safe
 from ._trace import read_trace
 
@@ -149,34 +150,27 @@ def _trace_entries(path: str | os.PathLike[str], lines: list[tuple[int, Any]]
 
 def _results_entries(path: str | os.PathLike[str], lines: list[tuple[int, Any]]
                      ) -> list[ViewEntry]:
-    latest: dict[str, tuple[int, dict[str, Any]]] = {}  # a task run again: its last record
-    for number, record in lines:
-        if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
-            raise ConfigError(f"{path}, line {number}: not a result record (an object with "
-                              "an id).")
-        latest[str(record["id"])] = (number, record)
-    entries = []
-    for number, record in latest.values():
+    latest: dict[str, tuple[str, BatchRecord]] = {}  # a task run again: its last record
+    for number, data in lines:
         where = f"{path}, line {number}"
-        turns = record.get("turns")
-        if isinstance(turns, list) and turns:
-            runs = [RunResult.from_dict(t.get("result") if isinstance(t, dict) else None,
-                                        f"{where}: turns[{k}].result")
-                    for k, t in enumerate(turns)]
-        elif record.get("result") is None:  # a line that was not a task, a worker lost
+        if not isinstance(data, dict) or "id" not in data:
+            raise ConfigError(f"{where}: not a result record (an object with an id).")
+        record = check_shape(BatchRecord, data, f"{where}: record")
+        latest[str(record.id)] = (where, record)
+    entries = []
+    for where, record in latest.values():
+        if record.turns:
+            runs = [RunResult.from_dict(t.get("result"), f"{where}: turns[{k}].result")
+                    for k, t in enumerate(record.turns)]
+        elif record.result is None:  # a line that was not a task, a worker lost
             runs = []
         else:
-            runs = [RunResult.from_dict(record.get("result"), f"{where}: result")]
-        status, error = record.get("status"), record.get("error")
-        passed, seconds, shape = record.get("passed"), record.get("seconds"), record.get("shape")
-        problems = record.get("problems")
+            runs = [RunResult.from_dict(record.result, f"{where}: result")]
         entries.append(ViewEntry(
-            label=str(record["id"]), runs=runs, shape=shape if isinstance(shape, str) else None,
-            passed=passed if isinstance(passed, bool) else None,
-            problems=[str(p) for p in problems] if isinstance(problems, list) else [],
-            seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
-            source=Path(path).name, status=status if isinstance(status, str) else None,
-            error=error if isinstance(error, str) else None,
+            label=str(record.id), runs=runs, shape=record.shape, passed=record.passed,
+            problems=list(record.problems),
+            seconds=record.seconds if "seconds" in record.model_fields_set else None,
+            source=Path(path).name, status=record.status, error=record.error,
         ))
     return entries
 
@@ -598,11 +592,11 @@ class _Page:
         longest = max(totals, default=0.0) or 1.0
         median = statistics.median(totals) if totals else 0.0
         out = ['<h2>Timeline</h2><ol class="timeline">']
-        for step, total in zip(steps, totals, strict=True):
+        for n, (step, total) in enumerate(zip(steps, totals, strict=True)):
             tools = sum(r.seconds for r in step.results)
             slow = total >= 1.0 and total >= 2 * median and len(steps) > 2
             classes = " ".join(c for c in (_problem_class(step), "slow" if slow else "") if c)
-            what = _what(step)
+            what = _what(step, steps[n + 1] if n + 1 < len(steps) else None)
             bad = " bad" if _problem_class(step) == "problem" else ""
             title = f"model {_secs(step.model_seconds)}, tools {_secs(tools)}"
             out.append(
@@ -642,7 +636,8 @@ class _Page:
                                        "extra" if step.origin else "") if c)
         out = [f'<details class="{classes}" id="{key}s{step.index}" open><summary>'
                f'<span class="n">Step {step.index}</span>'
-               f'<span class="act">{_esc(_short(_what(step), 120))}</span>{"".join(badges)}'
+               f'<span class="act">{_esc(_short(_what(step, _following(result, n)), 120))}'
+               f'</span>{"".join(badges)}'
                f'<span class="secs">model {_secs(step.model_seconds)}'
                f'{f" · tools {_secs(tools)}" if step.results else ""}</span></summary>'
                '<div class="body">']
@@ -774,16 +769,27 @@ def _run_seconds(runs: list[RunResult]) -> float:
     return float(sum(r.usage["model_seconds"] + r.usage["tool_seconds"] for r in runs))
 
 
-def _what(step: Step) -> str:
-    """The step in a few words: its calls, its answer, or that it was unusable."""
+def _what(step: Step, following: Step | None) -> str:
+    """The step in a few words: its calls, its answer (a draft when the review asked again in
+    the ``following`` step, as :func:`_answer_label` says), or that it was unusable."""
     if step.reply is None:
         return "unusable reply"
     if step.tool_calls:
         return ", ".join(c.name for c in step.tool_calls)
     if step.final_answer is not None:
-        prefix = {"review": "reviewed answer", "best_effort": "best-effort answer"}
-        return f"{prefix.get(step.origin or '', 'final answer')}: {step.final_answer}"
+        prefix = {"review": "reviewed answer", "best_effort": "best-effort answer"}.get(
+            step.origin or "", "draft answer" if _is_draft(step, following) else "final answer")
+        return f"{prefix}: {step.final_answer}"
     return step.origin or "no action"
+
+
+def _following(result: RunResult, n: int) -> Step | None:
+    return result.steps[n + 1] if n + 1 < len(result.steps) else None
+
+
+def _is_draft(step: Step, following: Step | None) -> bool:
+    """A final answer the review then asked for again (it is not the run's answer)."""
+    return step.origin is None and following is not None and following.origin == "review"
 
 
 def _problem_class(step: Step) -> str:
@@ -794,12 +800,11 @@ def _problem_class(step: Step) -> str:
 
 
 def _answer_label(result: RunResult, n: int, step: Step) -> str:
-    following = result.steps[n + 1] if n + 1 < len(result.steps) else None
     if step.origin == "review":
         return "Final answer (asked again by the review)"
     if step.origin == "best_effort":
         return "Best-effort answer (asked for after the last step)"
-    if following is not None and following.origin == "review":
+    if _is_draft(step, _following(result, n)):
         return "Draft answer (the review asked again)"
     return "Final answer"
 
@@ -808,7 +813,7 @@ def _record(name: str, record: Any) -> str:
     """What a policy recorded on a step, in words where the policy is known."""
     if name == "answer_floor" and isinstance(record, dict):
         p = record.get("probability")
-        shown = f"{p:.2f}" if isinstance(p, (int, float)) else "?"
+        shown = f"{p:.2f}" if isinstance(p, (int, float)) and 0 <= p <= 1 else "?"
         return (f"the model rated the final answer {shown} likely; "
                 f"{'taken' if record.get('taken') else 'not taken'}")
     if name == "review" and isinstance(record, dict):

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, ModelError
+from ..errors import ConfigError, ModelError, install_hint
 from ..types import Message, ModelReply
 from ._cpu_probe import Verdict, decide
 from ._prompt_cache import cache_folder, disk_cap
@@ -122,9 +122,9 @@ class LlamaCppModel:
             from llama_cpp import Llama
         except ImportError as exc:
             raise ConfigError(
-                "The embedded model needs llama-cpp-python: pip install 'react-agent[local]' "
-                "(compiles llama.cpp, about 10 minutes the first time) -- or use a server with "
-                "--base-url URL."
+                f"The embedded model needs llama-cpp-python, the local extra: "
+                f"{install_hint('local')}; it compiles llama.cpp, about 10 minutes the first "
+                "time -- or use a server with --base-url URL."
             ) from exc
         path = self.model_path or default_model_path(self.progress)
         verdict = decide(path, self.extra_buffer_types)

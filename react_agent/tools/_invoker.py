@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import difflib
 import inspect
 import json
 import math
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._json import shown_json, text_json
+from .._lexical import did_you_mean as _did_you_mean
 from ..types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
 from . import _schema as json_schema
 from ._toolbox import Tool, Toolbox
@@ -786,25 +786,6 @@ def _unknown_tool(toolbox: Toolbox, name: str) -> str:
         text += " If none of them does what the task needs, call no tool: give the final " \
             "answer yourself."
     return text
-
-
-def _did_you_mean(name: str, options: Any) -> str:
-    """`` (did you mean 'x'?)`` for the option closest to ``name``, or ``""``. Names made of
-    words (``get_current_time``) are matched on the words they share first, so ``get_time``
-    is taken for ``get_current_time``, not for ``convert_time``; then on their spelling."""
-    words = _words(name)
-    candidates = [o for o in options if isinstance(o, str)]
-    scored = sorted(((len(words & _words(o)), difflib.SequenceMatcher(None, name, o).ratio(), o)
-                     for o in candidates), reverse=True)
-    if scored and scored[0][0] >= max(1, len(words) - 1) and scored[0][1] >= 0.4:
-        return f" (did you mean {scored[0][2]!r}?)"
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _words(name: str) -> set[str]:
-    """The lower-case words of a name: ``get_current-Time.v2`` -> get, current, time, v2."""
-    return {w for w in re.split(r"[^0-9a-z]+", name.lower()) if w}
 
 
 def _error_key(error: Any) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import pkgutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .._lexical import did_you_mean
 from ..errors import ConfigError
 from ._toolbox import Toolbox
 
@@ -46,12 +48,19 @@ def load_toolbox(spec: str) -> Toolbox:
             module = importlib.import_module(module_name)
     except ConfigError:
         raise
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"Tools {spec!r}: {_not_found(module_name, exc)}") from exc
     except Exception as exc:  # ImportError, SyntaxError, ToolDefinitionError, ...
         raise ConfigError(
             f"Tools {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
         ) from exc
     if not hasattr(module, attr):
-        raise ConfigError(f"Tools {spec!r}: the module has no object {attr!r}.")
+        names = [n for n in vars(module) if not n.startswith("_")]
+        toolboxes = [n for n in names if isinstance(getattr(module, n), Toolbox)]
+        listed = f" Its Toolboxes: {', '.join(toolboxes)}." if toolboxes else ""
+        raise ConfigError(
+            f"Tools {spec!r}: the module has no object {attr!r}"
+            f"{did_you_mean(attr, names)}.{listed}")
     obj: Any = getattr(module, attr)
     if obj is not None and not isinstance(obj, Toolbox) and callable(obj):
         obj = obj()
@@ -78,3 +87,24 @@ def _searched_last(folder: str) -> Iterator[None]:
         finally:
             if added and folder in sys.path:
                 del sys.path[len(sys.path) - 1 - sys.path[::-1].index(folder)]
+
+
+def _not_found(module_name: str, exc: ModuleNotFoundError) -> str:
+    """Why ``module_name`` cannot be imported, in words: a module it imports is missing, or no
+    module has that name (then the closest one there is, or the file meant)."""
+    missing = exc.name or module_name
+    if missing != module_name and not module_name.startswith(f"{missing}."):
+        return (f"importing {module_name!r} needs the module {missing!r}, which is not "
+                "installed.")
+    parent = missing.rpartition(".")[0]
+    try:
+        search = importlib.import_module(parent).__path__ if parent else None
+    except (ImportError, AttributeError):
+        search = None
+    prefix = f"{parent}." if parent else ""
+    options = [] if parent and search is None else \
+        [prefix + m.name for m in pkgutil.iter_modules(search)]
+    text = f"no module named {missing!r} can be imported{did_you_mean(missing, options)}"
+    if Path(f"{module_name.replace('.', '/')}.py").is_file():
+        text += f"; to load the file, name it {module_name.replace('.', '/')}.py:OBJECT"
+    return text + "."

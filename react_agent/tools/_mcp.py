@@ -1,7 +1,7 @@
 """Tools from MCP servers: :class:`MCPToolbox`, a :class:`Toolbox` whose tools call Model Context
 Protocol servers, each given as a command line (stdio) or a URL (streamable HTTP).
 
-The official ``mcp`` SDK (the ``mcp`` extra: ``pip install 'react-agent[mcp]'``) talks to the
+The official ``mcp`` SDK (the ``mcp`` extra: ``pip install '.[mcp]'`` in a clone) talks to the
 servers on an event loop in a background thread that the toolbox owns; a tool call made in any
 thread (the agent's sync API runs tools in the calling thread or in worker threads, its async API
 in worker threads) is handed to that loop and waited for, at most the server's ``timeout``.
@@ -52,7 +52,8 @@ from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..errors import ConfigError, ReactAgentError, ToolDefinitionError
+from .._lexical import did_you_mean
+from ..errors import ConfigError, ReactAgentError, ToolDefinitionError, install_hint
 from . import _schema as json_schema
 from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox
 
@@ -338,7 +339,7 @@ def _require_sdk() -> None:
     except ImportError as exc:
         raise ConfigError(
             "MCP servers need the mcp extra (the official MCP Python SDK): "
-            f"pip install 'react-agent[mcp]' ({exc})."
+            f"{install_hint('mcp')} ({exc})."
         ) from exc
     sdk = logging.getLogger("mcp")
     if not logging.getLogger().handlers and not any(isinstance(h, _SdkLog) for h in sdk.handlers):
@@ -820,8 +821,10 @@ def _tools(connections: list[_Connection], allow: Sequence[str] | None, deny: Se
     """The tools of all servers, chosen by the allow and deny lists, named for the model."""
     _unique_server_names(connections)
     chosen: list[tuple[_Connection, Any, str]] = []
+    every: list[tuple[str, ...]] = []  # the names of every tool of every server
     for conn in connections:
         seen: set[str] = set()
+        names: list[tuple[str, ...]] = []
         for remote in conn.remote_tools:
             original = str(getattr(remote, "name", "") or "")
             if not original or original in seen:
@@ -829,10 +832,14 @@ def _tools(connections: list[_Connection], allow: Sequence[str] | None, deny: Se
             seen.add(original)
             base = tool_name(original)
             shown = (base, f"{conn.name}.{base}", original)
+            names.append(shown)
             if not _allowed(conn.config.allow, conn.config.deny, shown) or \
                     not _allowed(allow, deny, shown):
                 continue
             chosen.append((conn, remote, base))
+        _all_match(conn.config.allow, conn.config.deny, names, f"the MCP server {conn.name!r}")
+        every += names
+    _all_match(allow, deny, every, "the MCP servers")
     counts: dict[str, int] = {}
     for _, _, base in chosen:
         counts[base] = counts.get(base, 0) + 1
@@ -872,6 +879,21 @@ def _allowed(allow: Sequence[str] | None, deny: Sequence[str], names: tuple[str,
     if allow is not None and not _matches(allow, *names):
         return False
     return not _matches([deny] if isinstance(deny, str) else deny, *names)
+
+
+def _all_match(allow: Sequence[str] | None, deny: Sequence[str],
+               names: list[tuple[str, ...]], where: str) -> None:
+    """Raise ConfigError for an allow or deny pattern that matches no tool of ``names`` (a typo
+    would leave the model without the tool, or with the tool it was to be denied)."""
+    for kind, patterns in (("allow", allow), ("deny", deny)):
+        for pattern in [patterns] if isinstance(patterns, str) else patterns or ():
+            if not any(_matches([pattern], *shown) for shown in names):
+                tools = sorted({shown[0] for shown in names})
+                close = did_you_mean(pattern, sorted({n for shown in names for n in shown}))
+                raise ConfigError(_visible(
+                    f"The {kind} pattern {pattern!r} matches no tool of {where}{close}; the "
+                    f"tools: {', '.join(tools[:40]) or 'none'}{' ...' if len(tools) > 40 else ''}."
+                ))
 
 
 def _unique_server_names(connections: list[_Connection]) -> None:

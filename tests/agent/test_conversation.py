@@ -75,9 +75,20 @@ def test_save_and_load_continue_the_conversation(tmp_path: Path) -> None:
     assert [t.task for t in again.turns] == ["Weather in Paris?", "What did I ask?"]
 
 
-def test_loading_a_bad_file(tmp_path: Path) -> None:
-    (tmp_path / "x.json").write_text('{"messages": []}')
-    with pytest.raises(ConfigError, match="is not a saved conversation"):
+SYSTEM = '{"role": "system", "content": "s"}'
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"messages": []}', r"conversation\.messages: expected at least 1 item"),
+    (f'{{"messages": [{SYSTEM}]}}', r"conversation\.turn_starts: missing"),
+    (f'{{"messages": [{SYSTEM}], "turn_starts": [Infinity], "turns": []}}',
+     r"conversation\.turn_starts\[0\]: expected an integer, got Infinity"),
+    (f'{{"messages": [{SYSTEM}], "turn_starts": [1], "turns": [{{"task": "t"}}]}}',
+     r"x\.json: turns\[0\]\.status: missing"),
+])
+def test_loading_a_bad_file(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "x.json").write_text(text)
+    with pytest.raises(ConfigError, match=message):
         Conversation.load(Agent(ScriptedModel([])), tmp_path / "x.json")
 
 

@@ -283,10 +283,10 @@ def test_lines_that_are_not_tasks_are_recorded_with_their_line(tmp_path: Path) -
     bad = records["c"]
     assert (bad["status"], bad["passed"], bad["line"], bad["result"]) == ("bad_task", False, 3,
                                                                           None)
-    assert bad["problems"] == ["line 3: not a task (task must be a non-empty "
-                               "string)"]
+    assert bad["problems"] == ["line 3: not a task (task: expected a non-empty string, got a "
+                               "string (''))"]
     assert records["2"]["error"].startswith("line 2: not a JSON record")
-    assert "max_steps must be a positive integer" in records["5"]["error"]
+    assert "max_steps: expected a number at least 1, got 0" in records["5"]["error"]
 
     again = run_batch(load_tasks(path, strict=False), out, scripted_agent, concurrency=3)
     assert again.skipped == 6 and len(read_records(out)) == 6  # recorded once

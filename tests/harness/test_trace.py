@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from react_agent import Agent, ConfigError, RunResult, Toolbox
+from react_agent import Agent, ConfigError, RunResult, Step, Toolbox, parse_reply
+from react_agent.events import FinalAnswer
 from react_agent.harness._display import Printer
 from react_agent.harness._trace import TraceWriter, read_trace, replay_events
 from react_agent.models import ScriptedModel
@@ -309,6 +310,57 @@ def test_a_record_of_the_wrong_shape_is_named_with_its_file_and_line(tmp_path: P
         with pytest.raises(ConfigError, match=re.escape(f"{path}, line {line}")) as exc:
             read_trace(path)
         assert "Traceback" not in str(exc.value)
+
+
+HUGE = "9" * 400
+
+
+@pytest.mark.parametrize(("line", "bad", "message"), [
+    (2, "[1, 2]", "expected a trace record (an object with a type), got a list"),
+    (2, "3.5", "expected a trace record (an object with a type), got 3.5"),
+    (1, '{"type": "run_start", "task": "t", "resumed_steps": Infinity}',
+     "run_start.resumed_steps: expected an integer, got Infinity"),
+    (1, '{"type": "run_start", "task": "t", "resumed_steps": -1}',
+     "run_start.resumed_steps: expected a number at least 0, got -1"),
+    (2, f'{{"type": "model_call", "step": 1, "tool_calls": [], "seconds": {HUGE}}}',
+     "model_call.seconds: expected a number in range, got a number of 400 digits"),
+    (2, '{"type": "model_call", "step": 1, "tool_calls": [], "prompt_tokens": NaN}',
+     "model_call.prompt_tokens: expected an integer, got NaN"),
+    (2, '{"type": "model_call", "step": 1, "tool_calls": [{"type": "tool_call"}]}',
+     "model_call.tool_calls[0].name: missing"),
+    (3, f'{{"type": "tool_call", "step": 1, "name": "f", "observation": "o", "ok": true, '
+        f'"seconds": -{HUGE}}}', "tool_call.seconds: expected a number in range"),
+    (4, '{"type": "observation", "step": 1, "message": 5}',
+     "observation.message: expected a string, got 5"),
+])
+def test_a_record_of_the_wrong_shape_in_a_cut_trace_is_named(
+    tmp_path: Path, line: int, bad: str, message: str
+) -> None:
+    """A trace without its run_end is rebuilt from its records: each is checked, and a record
+    of the wrong shape, a number that is not finite or has 400 digits is an error naming the
+    file, the line, the record and the field, not a traceback (nor one inside the error)."""
+    good = tmp_path / "good.jsonl"
+    traced_run(good)
+    lines = [line for line in good.read_text("utf-8").splitlines()
+             if json.loads(line)["type"] != "run_end"]
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([*lines[:line - 1], bad, *lines[line:]]) + "\n", "utf-8")
+    with pytest.raises(ConfigError) as exc:
+        read_trace(path)
+    assert str(exc.value).startswith(f"{path}, line {line}: {message}")
+
+
+def test_a_review_record_of_any_shape_replays(tmp_path: Path) -> None:
+    """The review's record on its step is JSON of any shape in a saved run: replaying the draft
+    before it gives the draft, with the reasons it can read."""
+    draft = Step(1, reply=parse_reply(json.dumps({"thought": "t", "action": {
+        "final_answer": "draft"}})))
+    for record, reasons in (([1], ()), ({"reasons": 3}, ()), ({"reasons": ["x", 2]}, ("x", "2"))):
+        review = Step(2, reply=draft.reply, origin="review", records={"review": record},
+                      in_history=False)
+        run = RunResult("t", "final_answer", "draft", [draft, review])
+        [answer, *_] = [e for e in replay_events(run) if isinstance(e, FinalAnswer)]
+        assert answer.draft and answer.reasons == reasons
 
 
 def test_max_steps_best_effort_is_traced(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from react_agent.harness import (
     run_batch,
     write_view,
 )
+from react_agent.policies import Review, default_policies
 from react_agent.types import ModelReply
 
 CHROMIUM = os.environ.get("REACT_AGENT_CHROMIUM", "/usr/bin/chromium")
@@ -231,6 +232,47 @@ def test_what_is_not_a_trace_is_refused(tmp_path: Path) -> None:
         load_view(path)
     with pytest.raises(ConfigError, match="Cannot read"):
         load_view(tmp_path / "missing.jsonl")
+
+
+def test_a_reviewed_draft_is_a_draft_in_its_header_and_its_body() -> None:
+    """The draft the review asked for again is named the same way in the step's header, in
+    the timeline and in its body; the review's answer is the final one."""
+    replies = [json.dumps({"thought": "t", "action": {"name": "get_weather",
+                                                      "args": {"city": "Paris"}}}),
+               json.dumps({"thought": "t", "action": {"final_answer": "draft text"}}),
+               json.dumps({"thought": "t", "action": {"final_answer": "reviewed text"}})]
+    policies = default_policies(use=[Review(mode="always")])
+    result = Agent(ScriptedModel(replies), toolbox(), policies=policies).run("Weather?")
+    assert [s.origin for s in result.steps] == [None, None, "review"]
+    page = render_view(result)
+    draft = re.search(r'<details class="step[^"]*" id="e0t0s2".*?</details>', page, re.S)
+    assert draft is not None
+    assert '<span class="act">draft answer: draft text</span>' in draft.group()
+    assert "Draft answer (the review asked again)" in draft.group()
+    assert "final answer" not in draft.group().lower()
+    timeline = page[page.index('<ol class="timeline">'):page.index("</ol>")]
+    assert '<span class="what">draft answer: draft text</span>' in timeline
+    assert '<span class="what">reviewed answer: reviewed text</span>' in timeline
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    ('{"id": "a", "seconds": ' + "9" * 400 + ', "result": null}',
+     "line 1: record.seconds: expected a number in range, got a number of 400 digits"),
+    ('{"id": "a", "passed": "yes", "result": null}',
+     "line 1: record.passed: expected true or false, got a string ('yes')"),
+    ('{"id": "a", "turns": [3], "result": null}',
+     "line 1: record.turns[0]: expected an object, got 3"),
+    ('{"id": "a", "result": {"task": "t", "status": "final_answer", "steps": [{"index": 1, '
+     '"tool_calls": [], "model_seconds": Infinity}]}}',
+     "line 1: result.steps[0].model_seconds: expected a finite number, got Infinity"),
+])
+def test_a_results_record_of_the_wrong_shape_is_refused(tmp_path: Path, record: str,
+                                                        message: str) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(record + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_view(path)
+    assert str(exc.value).startswith(f"{path}, {message}")
 
 
 # -- the command line ---------------------------------------------------------------------------

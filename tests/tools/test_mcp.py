@@ -551,6 +551,29 @@ def test_clashing_names_get_the_server_prefix_and_lists_choose_tools() -> None:
         assert toolbox.names == ["srv.echo", "srv.external"]
 
 
+@pytest.mark.parametrize(("servers", "options", "message"), [
+    ([TIME], {"allow": ["get_curent_time"]},
+     "The allow pattern 'get_curent_time' matches no tool of the MCP servers (did you mean "
+     "'get_current_time'?); the tools: convert_time, get_current_time."),
+    ([TIME], {"allow": ["get_*"], "deny": ["conver_*"]},
+     "The deny pattern 'conver_*' matches no tool of the MCP servers (did you mean "
+     "'convert_time'?)"),
+    ([MCPServerConfig(TIME, name="clock", allow="get_time")], {},
+     "The allow pattern 'get_time' matches no tool of the MCP server 'clock' (did you mean "
+     "'get_current_time'?)"),
+    ([MCPServerConfig(TIME, name="clock", deny=["zzz"])], {},
+     "The deny pattern 'zzz' matches no tool of the MCP server 'clock'; the tools:"),
+])
+def test_a_pattern_that_matches_no_tool_is_an_error_with_the_closest_names(
+    servers: list[Any], options: dict[str, Any], message: str
+) -> None:
+    """A typo in an allow pattern would leave the model without the tool (and the run would
+    start anyway); in a deny pattern, with the tool it was to be denied."""
+    with pytest.raises(ConfigError) as exc:
+        MCPToolbox(*servers, **options)
+    assert str(exc.value).startswith(message)
+
+
 def test_sync_and_async_runs_mix_mcp_and_python_tools() -> None:
     with MCPToolbox(fault(allow=["add"])) as toolbox:
         @toolbox.tool
@@ -694,6 +717,17 @@ def test_cli_tools_lists_what_the_model_sees(capsys: pytest.CaptureFixture[str])
     assert main(["tools", "--mcp", TIME_LINE, "--mcp-deny", "convert_*", "--json"]) == 0
     specs = json.loads(capsys.readouterr().out)
     assert [s["function"]["name"] for s in specs] == ["get_current_time"]
+
+
+def test_cli_an_allow_pattern_that_matches_no_tool_stops_the_run_before_it_starts(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "What time is it?", "--mcp", TIME_LINE, "--mcp-allow",
+                 "get_curent_time", "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    captured = capsys.readouterr()
+    assert "react-agent: The allow pattern 'get_curent_time' matches no tool of the MCP " \
+        "servers (did you mean 'get_current_time'?)" in captured.err
+    assert "Step" not in captured.out  # no model call was made
 
 
 def test_cli_tools_escapes_what_a_server_writes(capsys: pytest.CaptureFixture[str]) -> None:
