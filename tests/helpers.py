@@ -219,3 +219,17 @@ def bomb(defs: int, refs: int, values: int) -> dict[str, Any]:
     return {"$defs": definitions, "type": "object",
             "properties": {f"arg{i}": {"$ref": f"#/$defs/D{i % defs}"} for i in range(refs)},
             "required": ["arg0"]}
+
+
+def wide(refs: int, values: int) -> dict[str, Any]:
+    """An arguments schema whose one argument has ``refs`` fields, each referring to the same
+    definition, a string with an enum and examples of ``values`` values: about 30 bytes to send
+    per reference, and ``2 * values`` values to copy out per reference."""
+    words = [f"value-{i}" for i in range(values)]
+    return {"$defs": {"E": {"type": "string", "enum": words, "default": words[0] if words else "",
+                            "examples": words}},
+            "type": "object",
+            "properties": {"fields": {"type": "object", "description": "The fields.",
+                                      "properties": {f"f{i}": {"$ref": "#/$defs/E"}
+                                                     for i in range(refs)}}},
+            "required": ["fields"]}
