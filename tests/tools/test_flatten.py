@@ -268,8 +268,8 @@ def test_definitions_referred_to_many_times_are_cut_not_copied_again_and_again()
 def test_one_definition_referred_to_thousands_of_times_is_copied_out_once() -> None:
     """Each reference costs some 30 bytes to send and copies the definition's enum and
     examples: copied out per reference, the result grows with the square of the input's size
-    (the flattening before the bound took 0.1, 0.2, 1.0 and 4.1 s on the first four, and
-    minutes on the last); here it stays under the bound."""
+    (before the bound, flattening these took 0.1, 0.4, 1.7, 5.9 and 17 s on a busy machine,
+    ``benchmarks/flatten_cost.py``); here it stays under the bound."""
     naive = []
     for refs, count in ((250, 100), (500, 200), (1000, 400), (2000, 800), (5000, 2000)):
         schema = wide(refs, count)

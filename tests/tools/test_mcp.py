@@ -368,10 +368,11 @@ def test_sync_and_async_runs_mix_mcp_and_python_tools() -> None:
 
 # -- bounds on what servers send ----------------------------------------------------------------
 def test_a_costly_tool_listing_is_flattened_within_the_bounds(tmp_path: Path) -> None:
-    """About 250 KB of tools/list whose schemas refer to their definitions many times, each with
+    """About 270 KB of tools/list whose schemas refer to their definitions many times, each with
     a large enum, default and examples: copying each reference's target, as the flattening
-    did, grows with the square of the size (tests/tools/test_flatten.py) and took minutes; here
-    each tool's schema stays within the flattening's bounds."""
+    did, grows with the square of the size (tests/tools/test_flatten.py) and took tens of
+    seconds per tool, outside the start-up timeout; here each tool's schema stays within the
+    flattening's bounds."""
     listing = [{"name": "wide", "description": "Many fields.", "inputSchema": wide(5000, 2000)},
                {"name": "deep", "description": "Nested.", "inputSchema": bomb(10, 60, 100)},
                {"name": "echo", "description": "Say it.", "inputSchema": {
