@@ -166,3 +166,70 @@ class FloorModel(ScriptedModel):
             return reply
         return ModelReply(reply.text, reply.prompt_tokens, reply.completion_tokens,
                           reply.finish_reason, answer_probability=0.2, answer_taken=True)
+
+
+def no_refs(value: Any) -> bool:
+    """No reference (a ``$ref`` holding a string) left where a schema is (a property may be
+    named "$ref", and an ``enum``, ``const``, ``default`` or ``examples`` value is data)."""
+    stack = [(value, False)]
+    while stack:
+        node, names = stack.pop()
+        if isinstance(node, dict):
+            if not names and isinstance(node.get("$ref"), str):
+                return False
+            stack.extend((v, k in ("properties", "$defs", "definitions") and not names)
+                         for k, v in node.items()
+                         if names or k not in ("enum", "const", "default", "examples"))
+        elif isinstance(node, list):
+            stack.extend((v, False) for v in node)
+    return True
+
+
+def values(value: Any) -> int:
+    """The values in ``value`` (as :func:`~react_agent.tools._schema.check` counts them)."""
+    count, stack = 0, [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count
+
+
+def bomb(defs: int, refs: int, values: int) -> dict[str, Any]:
+    """An arguments schema of ``refs`` arguments, each referring to one of ``defs``
+    definitions, each definition an object with an enum, a default and examples of ``values``
+    values, and referring to every earlier definition: some KB to send, and copying out every
+    reference would make it grow with the product of all three (and double per definition)."""
+    words = [f"value-{i}" for i in range(values)]
+    definitions: dict[str, Any] = {}
+    for d in range(defs):
+        definitions[f"D{d}"] = {
+            "type": "object",
+            "description": f"Definition {d}.",
+            "properties": {
+                "choice": {"type": "string", "enum": words, "default": words[0] if words else ""},
+                "many": {"type": "array", "items": {"type": "string"}, "default": words,
+                         "examples": [words, words]},
+                **{f"inner{e}": {"$ref": f"#/$defs/D{e}"} for e in range(d)},
+            },
+        }
+    return {"$defs": definitions, "type": "object",
+            "properties": {f"arg{i}": {"$ref": f"#/$defs/D{i % defs}"} for i in range(refs)},
+            "required": ["arg0"]}
+
+
+def wide(refs: int, values: int) -> dict[str, Any]:
+    """An arguments schema whose one argument has ``refs`` fields, each referring to the same
+    definition, a string with an enum and examples of ``values`` values: about 30 bytes to send
+    per reference, and ``2 * values`` values to copy out per reference."""
+    words = [f"value-{i}" for i in range(values)]
+    return {"$defs": {"E": {"type": "string", "enum": words, "default": words[0] if words else "",
+                            "examples": words}},
+            "type": "object",
+            "properties": {"fields": {"type": "object", "description": "The fields.",
+                                      "properties": {f"f{i}": {"$ref": "#/$defs/E"}
+                                                     for i in range(refs)}}},
+            "required": ["fields"]}

@@ -20,7 +20,8 @@ ORDER = [
     # 1. errors, word matching and plain data
     "errors", "_lexical", "_persist", "types", "_paths", "_json",
     # 2. tools: schemas, the toolbox, the invoker; the built-in tools
-    "tools._schema", "tools._toolbox", "tools._invoker", "tools._loading", "tools._mcp", "tools",
+    "tools._schema", "tools._flatten", "tools._toolbox", "tools._invoker", "tools._loading",
+    "tools._mcp", "tools",
     "tools.builtin._calculator", "tools.builtin._clock", "tools.builtin._files",
     "tools.builtin._memory", "tools.builtin",
     # 3. prompts; reading replies

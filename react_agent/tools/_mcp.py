@@ -8,35 +8,47 @@ in worker threads) is handed to that loop and waited for, at most the server's `
 The sessions stay open until :meth:`MCPToolbox.close` (or the end of a ``with`` block, or the
 end of the program); closing stops every server process.
 
-What servers send is made usable for a small model and for the invoker:
+What servers send is made usable for a small model and for the invoker, and bounded:
 
-- each tool's input schema is flattened (:func:`tool_parameters`): ``$ref``/``$defs`` resolved
-  in place (a schema that refers to itself is cut after :data:`REF_CUT_DEPTH` levels, and says
-  so), ``anyOf`` with ``null`` written as a type list, older drafts' keywords rewritten, what
-  the validator cannot take dropped, the fields of nested objects described in words; the result
-  passes :func:`react_agent.tools._schema.check_valid`;
+- each tool's input schema is flattened (:func:`react_agent.tools._flatten.flatten`):
+  ``$ref``/``$defs`` resolved in place (a schema that refers to itself is cut after a few
+  levels, and says so), ``anyOf`` with ``null`` written as a type list,
+  older drafts' keywords rewritten, what the validator cannot take dropped, the fields of
+  nested objects described in words; with bounded work and a bounded result (what does not fit
+  is cut, and the argument's description says so); a tool whose required arguments cannot be
+  shown is left out with a warning;
 - tool names are mapped onto the Toolbox's name rule; names two servers share get the server's
   name as a prefix (``server.tool``); allow and deny lists (``fnmatch`` patterns) choose tools;
+  a name longer than :data:`MAX_MCP_TOOL_NAME_CHARS` is left out; more than
+  :data:`MAX_MCP_TOOLS` tools, or descriptions longer than :data:`MAX_MCP_PROMPT_CHARS` in all,
+  are a :class:`~react_agent.errors.ConfigError` that names the servers;
 - each result becomes one observation (:func:`observation`): text parts, structured content as
   JSON, a short placeholder for images, audio and binary resources; an ``isError`` result is an
-  error observation.
+  error observation;
+- no message from a server is read beyond :data:`MAX_MCP_MESSAGE_BYTES` (a line on stdio, a
+  response body or an event over HTTP): a larger result is an error observation naming the
+  server and the limit, and the session goes on; lines on a stdio server's stdout that are not
+  JSON-RPC are dropped, the first few logged, then only counted.
 
 Faults never hang a run and never lose it: a call that takes longer than its timeout is
 abandoned (and cancelled on the server), a server that dies during a call or before it is an
 error observation naming the server, its command and the tail of its stderr; a server that
-cannot start, or does not answer ``initialize`` within ``startup_timeout``, is a
-:class:`~react_agent.errors.ConfigError` before any run. A server's stderr is drained all the
-time and only its last :data:`STDERR_KEPT_BYTES` bytes are kept.
+cannot start, or is not ready within ``startup_timeout`` (``initialize``, every page of the
+tool listing, its schemas flattened), is a :class:`~react_agent.errors.ConfigError` before any
+run. A server's stderr is drained all the time and only its last :data:`STDERR_KEPT_BYTES`
+bytes are kept.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import concurrent.futures
-import copy
 import dataclasses
 import fnmatch
+import functools
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -52,9 +64,11 @@ from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from typing_extensions import Buffer
+
 from .._lexical import did_you_mean
 from ..errors import ConfigError, ReactAgentError, ToolDefinitionError, install_hint
-from . import _schema as json_schema
+from ._flatten import flatten
 from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox
 
 if TYPE_CHECKING:
@@ -67,18 +81,44 @@ DEFAULT_MCP_TIMEOUT: float = 60.0
 the model is told it timed out; a server's ``timeout`` overrides it (``None``: no limit)."""
 
 DEFAULT_MCP_STARTUP_TIMEOUT: float = 60.0
-"""Seconds a server has to start and answer ``initialize`` (and list its tools)."""
-
-REF_CUT_DEPTH = 3
-"""How many times a ``$ref`` may be expanded inside its own expansion (a schema that refers to
-itself, such as a tree); deeper, the schema is cut and says so."""
+"""Seconds a server has to be ready: started, ``initialize`` answered, every page of its tools
+listed and their schemas flattened."""
 
 STDERR_KEPT_BYTES = 64 * 1024
 """How much of the end of a server's stderr is kept (for error messages); the rest is read and
 dropped, so a server that floods stderr neither blocks nor fills memory."""
 
+MAX_MCP_TOOLS = 128
+"""The most tools one :class:`MCPToolbox` takes from its servers (after the allow and deny
+lists), as ``serve`` takes at most 128 tools in a request."""
+
+MAX_MCP_TOOL_NAME_CHARS = 256
+"""A tool whose name (as the server gives it) is longer is left out (MCP asks for at most
+128)."""
+
 MAX_DESCRIPTION_CHARS = 2000
 """Longer tool descriptions from a server are cut (they all go into the system prompt)."""
+
+MAX_MCP_PROMPT_CHARS = 256_000
+"""The most characters the servers' tools may take in the system prompt in all (names,
+descriptions and arguments, as rendered): about 64,000 tokens, more than a local model's
+context."""
+
+MAX_MCP_MESSAGE_BYTES = 8 * 1024 * 1024
+"""The most bytes read of one message from a server: a line on stdio, a response body or a
+server-sent event over HTTP. A larger result is not read (the call is an error observation
+that names the server and this limit)."""
+
+MAX_MCP_LISTING_BYTES = 32 * 1024 * 1024
+"""The most bytes a server's tool listing may take, all pages together."""
+
+_MAX_PAGES = 100
+"""The most pages of ``tools/list`` read (a server that never stops paging is a start-up
+error)."""
+
+_LOGGED_LINES = 3
+"""How many lines a stdio server writes on stdout that are not JSON-RPC are logged (then they
+are only counted, and the count is logged when the server stops)."""
 
 _CLOSE_SECONDS = 10.0
 """How long closing waits for the servers to stop (the SDK's own shutdown of a stdio server is
@@ -87,14 +127,6 @@ bounded: stdin closed, then SIGTERM, then SIGKILL, a few seconds in all)."""
 _GRACE = 0.5
 """The toolbox gives up on a call this long after the invoker's own timeout fired (so the
 invoker reports the timeout, and the call is then cancelled on the server)."""
-
-_MAX_PAGES = 100
-"""At most this many pages of ``tools/list`` are read (a server that never stops paging)."""
-
-_RAW_MAX_NODES = 100_000
-_RAW_MAX_DEPTH = 100
-"""A schema from a server larger or deeper than this is not walked at all (it is replaced by an
-open one, and a note says so)."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 
@@ -216,9 +248,11 @@ class MCPToolbox(Toolbox):
         default_timeout: the timeout of Python tools added later (as for :class:`Toolbox`).
 
     Raises:
-        ConfigError: a server cannot be started, exits or does not answer within its start-up
+        ConfigError: a server cannot be started, exits or is not ready within its start-up
             time (the message names its command and ends with its stderr), the ``mcp`` package
-            is not installed, or the servers' tools cannot share one toolbox.
+            is not installed, the servers offer more than :data:`MAX_MCP_TOOLS` tools or more
+            than :data:`MAX_MCP_PROMPT_CHARS` characters of tool descriptions (choose fewer
+            with ``allow``/``deny``), or their tools cannot share one toolbox.
     """
 
     def __init__(
@@ -241,9 +275,11 @@ class MCPToolbox(Toolbox):
         self._runtime = _Runtime()
         self._finalizer = weakref.finalize(self, self._runtime.close)
         try:
-            self._runtime.start([_Connection(c, self._runtime) for c in configs])
-            for tool in _tools(self._runtime.connections, allow, deny, self.notes):
+            self._runtime.start([_Connection(c, self._runtime, _Choice(allow, deny))
+                                 for c in configs])
+            for tool in _tools(self._runtime.connections, self.notes):
                 self.add_tool(tool)
+            _check_prompt_size(self, self._runtime.connections)
         except ToolDefinitionError as exc:
             self.close()
             raise ConfigError(f"The MCP servers' tools cannot be used together: {exc}") from exc
@@ -348,19 +384,34 @@ def _require_sdk() -> None:
 
 class _SdkLog(logging.Handler):
     """The SDK's warnings and errors as one line each on this module's logger, without the
-    traceback Python would otherwise print for them (e.g. for a server that writes a line that
-    is not JSON-RPC on stdout). Installed only while logging is not configured."""
+    traceback Python would otherwise print for them; each kind of message (the SDK's format
+    string) at most :data:`_LOGGED_LINES` times, then once more saying that the rest are not
+    logged. Installed only while logging is not configured."""
+
+    _KINDS = 256  # the most kinds of message counted (then every new kind is dropped)
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
+        self.seen: dict[tuple[str, str], int] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
+            kind = (record.name, str(record.msg)[:200])
+            count = self.seen.get(kind, 0) + 1
+            if count == 1 and len(self.seen) >= self._KINDS:
+                return
+            self.seen[kind] = count
+            if count > _LOGGED_LINES + 1:
+                return
+            if count == _LOGGED_LINES + 1:
+                logger.warning("MCP SDK: %s (again; further such messages are not logged)",
+                               _visible(str(record.msg)[:200]))
+                return
             text = record.getMessage()
             if record.exc_info and record.exc_info[1] is not None:
                 detail = " ".join(str(record.exc_info[1]).split())
                 text += f" ({detail[:240]}{'...' if len(detail) > 240 else ''})"
-            logger.warning("MCP SDK: %s", _visible(text))
+            logger.warning("MCP SDK: %s", _visible(text[:1000]))
         except Exception:  # a log record that cannot be shown is dropped
             pass
 
@@ -404,10 +455,22 @@ class _Runtime:
             self.pending.discard(future)
 
     def start(self, connections: list[_Connection]) -> None:
-        """Start every server at once; all of them, or a ConfigError naming each that failed."""
+        """Start every server at once; all of them, or a ConfigError naming each that failed.
+        Bounded in time even if the loop is stuck (the start-up timeouts work on it)."""
         self.connections = connections
         future = self.submit(_start_all(connections))
-        problems: list[str] = future.result()
+        limit = max(float(c.config.startup_timeout) for c in connections)  # type: ignore[arg-type]
+        deadline = time.monotonic() + limit + 2 * _CLOSE_SECONDS
+        while True:  # in slices: a Ctrl-C (also one raised from another thread) ends the wait
+            try:
+                problems: list[str] = future.result(0.25)
+                break
+            except concurrent.futures.TimeoutError:
+                if time.monotonic() > deadline:
+                    future.cancel()
+                    shown = ", ".join(c.config.shown for c in connections)
+                    raise ConfigError(f"The MCP servers ({shown}) were not ready within "
+                                      f"{limit:g} s.") from None
         if problems:
             raise ConfigError("\n".join(problems))
 
@@ -442,6 +505,8 @@ class _Runtime:
         for conn in self.connections:
             if conn.stderr:
                 conn.stderr.close()
+            if conn.guard:
+                conn.guard.summary()
 
 
 async def _start_all(connections: list[_Connection]) -> list[str]:
@@ -473,17 +538,32 @@ class _Connection:
 
     config: MCPServerConfig
     runtime: _Runtime
+    choice: _Choice
+    """The toolbox's allow and deny lists (the server's own are in its config)."""
     name: str = ""
     client: Client | None = None
-    remote_tools: list[Any] = field(default_factory=list)
+    offers: list[_Offer] = field(default_factory=list)
+    """The tools chosen, their schemas flattened (at most :data:`MAX_MCP_TOOLS`)."""
+    chosen: int = 0
+    """How many tools the allow and deny lists chose (also beyond :data:`MAX_MCP_TOOLS`)."""
+    listed: list[tuple[str, ...]] = field(default_factory=list)
+    """The names of every tool listed (as the model, the server-prefixed form and the server
+    name it), chosen or not: what the allow and deny patterns are checked against."""
+    notes: list[str] = field(default_factory=list)
+    """What was changed or left out, each line starting ``server/tool: ``."""
     protocol: str | None = None
     server_info: dict[str, Any] | None = None
     stderr: _StderrTail | None = None
+    guard: _StdoutGuard | None = None
+    received: int = 0
+    """Bytes of messages received from the server (stdio lines, HTTP bodies)."""
     task: asyncio.Task[None] | None = None
     stopped: str | None = None
     """Why the server can no longer be used (``None`` while it can)."""
     connected: bool = False
     """Whether the server started and listed its tools."""
+    fault: str | None = None
+    """How the server broke the protocol, if it did (see :meth:`broken`)."""
 
     def __post_init__(self) -> None:
         self.name = self.config.name or _server_name_from(self.config)
@@ -493,6 +573,13 @@ class _Connection:
     def timeout(self) -> float | None:
         value = self.config.timeout
         return None if value is None or value is ... else float(value)
+
+    @property
+    def label(self) -> str:
+        """The server in a log line: its name once known, else its command or URL."""
+        if self.connected or self.config.name is not None:
+            return self.name
+        return f"`{self.config.shown}`"
 
     @property
     def where(self) -> str:
@@ -519,7 +606,8 @@ class _Connection:
             raise
         except Exception as exc:
             await asyncio.wait({self.task}, timeout=_CLOSE_SECONDS)
-            raise _StartError(self._start_failure(_describe_start_error(exc))) from None
+            raise _StartError(self._start_failure(self.fault or _describe_start_error(exc))
+                              ) from None
 
     def _start_failure(self, what: str) -> str:
         text = f"MCP server `{self.config.shown}`: {what}."
@@ -531,6 +619,17 @@ class _Connection:
                 "longer startup_timeout.)"
         return text
 
+    def broken(self, reason: str) -> None:
+        """The session cannot go on (the server broke the protocol): end it; calls waiting
+        and later calls are error observations that say ``reason`` (while starting: the
+        start fails with it)."""
+        if self.stopped is None:
+            self.stopped = f"{self.where} {reason}"
+        self.fault = self.fault or reason
+        self.stop.set()
+        if not self.connected and self.task is not None:
+            self.task.cancel()
+
     async def _session(self, ready: asyncio.Future[None]) -> None:
         """The server's whole session: connect, list tools, wait for the stop, disconnect."""
         try:
@@ -539,11 +638,11 @@ class _Connection:
                 self.client = client
                 self.protocol = client.protocol_version
                 info = client.server_info
-                self.server_info = None if info is None else {"name": info.name,
-                                                              "version": info.version}
-                self.remote_tools = await _list_tools(client)
+                self.server_info = None if info is None else {"name": str(info.name)[:200],
+                                                              "version": str(info.version)[:200]}
                 if self.config.name is None and info is not None and info.name:
-                    self.name = _server_name(info.name) or self.name
+                    self.name = _server_name(str(info.name)[:200]) or self.name
+                await self._list_tools(client)
                 self.connected = True
                 if not ready.done():
                     ready.set_result(None)
@@ -559,6 +658,8 @@ class _Connection:
         finally:
             if self.stopped is None:
                 self.stopped = f"{self.where} was closed"
+            if self.guard is not None:
+                self.guard.summary()
 
     async def _connect(self, stack: AsyncExitStack) -> Client:
         from mcp import Client, Implementation
@@ -571,24 +672,87 @@ class _Connection:
             from mcp.client.streamable_http import streamable_http_client
 
             http = await stack.enter_async_context(httpx2.AsyncClient(
-                headers=dict(self.config.headers or {}),
+                # identity: the bound on a body is on the bytes as they are read
+                headers={**dict(self.config.headers or {}), "Accept-Encoding": "identity"},
                 timeout=httpx2.Timeout(30.0, read=300.0),
+                event_hooks={"response": [self._bound_response]},
             ))
             assert isinstance(self.config.target, str)
-            transport = streamable_http_client(self.config.target.strip(), http_client=http)
+            transport = streamable_http_client(self.config.target.strip(), http_client=http,
+                                               max_sse_event_size=MAX_MCP_MESSAGE_BYTES)
         else:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             argv = self.config.argv
+            self.guard = _StdoutGuard(self)
             params = StdioServerParameters(
                 command=argv[0], args=argv[1:], env=dict(self.config.env or {}) or None,
-                cwd=self.config.cwd, encoding_error_handler="replace",
+                cwd=self.config.cwd, encoding=self.guard.encoding,
+                encoding_error_handler="replace",
             )
             self.stderr = _StderrTail()
             transport = stdio_client(params, errlog=self.stderr.writer)
         client = Client(transport, client_info=Implementation(name="react-agent",
                                                                version=__version__))
         return await stack.enter_async_context(client)
+
+    async def _bound_response(self, response: Any) -> None:
+        """An HTTP response's body is read at most to :data:`MAX_MCP_MESSAGE_BYTES` (an event
+        stream is bounded per event by the SDK, with the same limit)."""
+        kind = response.headers.get("content-type", "").lower()
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        response.stream = _bounded_body()[0](
+            response.stream, self, None if kind.startswith("text/event-stream") else
+            MAX_MCP_MESSAGE_BYTES, encoding if encoding not in ("", "identity") else None)
+
+    async def _list_tools(self, client: Client) -> None:
+        """Every page of the tool listing, each tool chosen and made usable at once (so that
+        no page is kept); bounded in pages and bytes."""
+        cursor: str | None = None
+        seen: set[str] = set()
+        start = self.received
+        for _ in range(_MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            for remote in page.tools:
+                self._offer(remote, seen)
+                await asyncio.sleep(0)  # the start-up timeout may fire between two tools
+            if self.received - start > MAX_MCP_LISTING_BYTES:
+                raise _ServerFault(f"its tool listing is larger than "
+                                   f"{_size(MAX_MCP_LISTING_BYTES)}")
+            cursor = page.next_cursor
+            if not cursor:
+                return
+        raise _ServerFault(f"its tool listing did not end after {_MAX_PAGES} pages")
+
+    def _offer(self, remote: Any, seen: set[str]) -> None:
+        """One tool of the listing: chosen or not by the allow and deny lists; if chosen, its
+        schema flattened (or the tool left out, with a note saying why)."""
+        original = str(getattr(remote, "name", "") or "")
+        if not original or original in seen:
+            return
+        if len(original) > MAX_MCP_TOOL_NAME_CHARS:
+            self.listed.append((original,))  # listed (a pattern that names it is no typo)
+            self.notes.append(f"{self.name}/{original[:60]}...: left out: its name is longer "
+                              f"than {MAX_MCP_TOOL_NAME_CHARS} characters")
+            return
+        seen.add(original)
+        base = tool_name(original)
+        shown = (base, f"{self.name}.{base}", original)
+        self.listed.append(shown)
+        if not _allowed(self.config.allow, self.config.deny, shown) or \
+                not _allowed(self.choice.allow, self.choice.deny, shown):
+            return
+        self.chosen += 1
+        if self.chosen > MAX_MCP_TOOLS:  # counted, not made usable: the start fails
+            return
+        try:
+            parameters, notes = flatten(getattr(remote, "input_schema", None))
+        except ToolDefinitionError as exc:
+            self.chosen -= 1
+            self.notes.append(f"{self.name}/{original}: left out: {exc}")
+            return
+        self.notes.extend(f"{self.name}/{original}: {n}" for n in notes)
+        self.offers.append(_Offer(original, base, _description(remote, self), parameters))
 
     # -- calls ---------------------------------------------------------------------------------
     def call(self, tool: str, args: dict[str, Any]) -> str:
@@ -626,9 +790,15 @@ class _Connection:
             raise MCPTimeout(f"{self.where} did not answer within {self.timeout:g} s; the call "
                              "was cancelled.") from None
         except MCPError as exc:
+            if _too_large(exc):
+                raise MCPRequestError(
+                    f"the result of {tool} from {self.where} is larger than "
+                    f"{_size(MAX_MCP_MESSAGE_BYTES)} (the most read of one message from an MCP "
+                    "server); it was not read. Ask for less at a time.") from None
             if _is_closed(exc):
-                self.stopped = f"{self.where} stopped (connection closed) during a call of " \
-                    f"{tool}"
+                if self.stopped is None:
+                    self.stopped = f"{self.where} stopped (connection closed) during a call " \
+                        f"of {tool}"
                 raise MCPServerStopped(self._stopped_text()) from None
             raise MCPRequestError(f"{self.where} refused the call of {tool}: "
                                   f"{exc} (code {exc.code}).") from None
@@ -657,6 +827,10 @@ class _StartError(Exception):
     """A server could not be started; the message is for the user."""
 
 
+class _ServerFault(Exception):
+    """The server broke a bound while starting; the message says which (for the user)."""
+
+
 def _is_closed(exc: Any) -> bool:
     from mcp_types import CONNECTION_CLOSED
 
@@ -671,6 +845,11 @@ def _looks_closed(exc: BaseException) -> bool:
 
 
 def _describe_start_error(exc: BaseException) -> str:
+    if isinstance(exc, _ServerFault):
+        return str(exc)
+    if _too_large(exc):
+        return f"it sent a message larger than {_size(MAX_MCP_MESSAGE_BYTES)} (the most read " \
+            "of one message from an MCP server)"
     if isinstance(exc, FileNotFoundError):
         return f"the command was not found ({exc.strerror or exc}: {exc.filename!r})"
     if isinstance(exc, PermissionError):
@@ -683,16 +862,257 @@ def _describe_start_error(exc: BaseException) -> str:
     return f"cannot connect: {type(exc).__name__}: {_first_line(exc)}"
 
 
-async def _list_tools(client: Client) -> list[Any]:
-    tools: list[Any] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return tools
+# -- bounds on what a server sends ---------------------------------------------------------------
+_TOO_LARGE = "larger than the message limit"
+"""Words in the error that stands for a message not read (how it is told from others)."""
+
+_TOO_LARGE_CODE = -32_099
+"""The JSON-RPC error code of the error answer that stands for a result not read (stdio)."""
+
+
+def _too_large(exc: BaseException) -> bool:
+    """Whether ``exc`` says a message from the server was not read for its size (the stdio
+    guard's answer, the HTTP body bound's, or the SDK's own bound on an event)."""
+    text = str(getattr(exc, "message", None) or exc)
+    return getattr(exc, "code", None) == _TOO_LARGE_CODE or _TOO_LARGE in text or \
+        bool(re.search(r"exceeded the \d+ byte limit", text))
+
+
+class _StdoutGuard:
+    """What a stdio server writes on stdout, bounded before the SDK reads it.
+
+    The SDK reads a server's stdout through an incremental decoder of the ``encoding`` it is
+    given (``StdioServerParameters.encoding``) and keeps everything up to a newline; this
+    guard's :attr:`encoding` names a codec (UTF-8, registered once) whose decoder hands the SDK
+    only whole lines, each at most :data:`MAX_MCP_MESSAGE_BYTES`, and only those that may be
+    JSON-RPC (an object naming ``"jsonrpc"``):
+
+    - a longer line is read on and dropped, keeping only its first and last few KB: a response
+      becomes an error answer to its request (the call is an error observation naming the
+      limit; the session goes on), a request or notification from the server is dropped, and
+      one whose id cannot be read ends the session (:meth:`_Connection.broken`);
+    - other lines (a banner, log lines, progress bars) are dropped; the first
+      :data:`_LOGGED_LINES` are logged, the rest counted (:meth:`summary`).
+    """
+
+    _KEPT = 4096  # bytes kept of each end of a line too long to read
+
+    def __init__(self, conn: _Connection) -> None:
+        self.conn = conn
+        self.serial = next(_SERIALS)
+        self.encoding = f"{_CODEC}{self.serial}"
+        self.dropped = 0
+        """Lines that were not JSON-RPC."""
+        self.too_long = 0
+        """Messages longer than :data:`MAX_MCP_MESSAGE_BYTES`."""
+        _register_codec()
+        _GUARDS[self.serial] = self
+
+    def line(self, raw: bytes, errors: str) -> str | None:
+        """A whole line as the SDK gets it (without its newline), or ``None`` to drop it."""
+        text = raw.decode("utf-8", errors)
+        stripped = text.strip()
+        if not stripped:
+            return None
+        if stripped[0] == "{" and stripped[-1] == "}" and '"jsonrpc"' in stripped:
+            return text
+        self.dropped += 1
+        if self.dropped <= _LOGGED_LINES:
+            logger.warning("MCP server %s wrote a line on stdout that is not JSON-RPC "
+                           "(dropped): %s", self.conn.label, _visible(stripped[:200]))
+        if self.dropped == _LOGGED_LINES:
+            logger.warning("MCP server %s: further such lines are dropped without logging "
+                           "(their count is logged when it stops)", self.conn.label)
+        return None
+
+    def over(self, head: bytes, tail: bytes, size: int) -> str | None:
+        """What stands for a line of ``size`` bytes, too long to read: an error answer to its
+        request, or ``None`` (dropped)."""
+        self.too_long += 1
+        members = _head_members(head.decode("utf-8", "replace"))
+        request_id = members.get("id", _NO_ID)
+        if request_id is _NO_ID or "method" in members:
+            found = _TAIL_ID.search(tail.decode("utf-8", "replace"))
+            request_id = json.loads(found.group(1)) if found and "method" not in members \
+                else _NO_ID
+        limit = f"{size:,} bytes, {_TOO_LARGE} of {MAX_MCP_MESSAGE_BYTES:,} bytes"
+        if self.too_long <= _LOGGED_LINES:
+            logger.warning("MCP server %s sent a message of %s; it was not read",
+                           self.conn.label, limit)
+        if "method" in members:  # a request or notification from the server: dropped
+            return None
+        if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+            self.conn.broken(f"sent a message of {limit}, whose id could not be read; the "
+                             "session was ended")
+            return None
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {
+            "code": _TOO_LARGE_CODE, "message": f"the message was {limit}; it was not read"}})
+
+    def summary(self) -> None:
+        """Log how many lines were dropped, if more than were logged one by one (once, when
+        the session ends)."""
+        if _GUARDS.pop(self.serial, None) is not None and self.dropped > _LOGGED_LINES:
+            logger.warning("MCP server %s wrote %d lines on stdout that were not JSON-RPC "
+                           "(dropped)", self.conn.label, self.dropped)
+
+
+class _GuardedDecoder(codecs.IncrementalDecoder):
+    """The decoder the SDK reads a stdio server's stdout with (see :class:`_StdoutGuard`):
+    bytes in, whole lines out; holds at most :data:`MAX_MCP_MESSAGE_BYTES` of a line."""
+
+    def __init__(self, serial: int, errors: str = "strict") -> None:
+        super().__init__(errors)
+        guard = _GUARDS.get(serial)
+        if guard is None:  # only if the SDK decodes outside a session
+            raise LookupError(f"{_CODEC}{serial} belongs to no MCP server")
+        self.guard = guard
+        self.line = bytearray()
+        self.size = 0
+        """Bytes of the current line when it is too long (then only its ends are kept)."""
+        self.head = b""
+        self.tail = b""
+
+    def decode(self, input: Buffer, final: bool = False) -> str:
+        data = bytes(input)
+        self.guard.conn.received += len(data)
+        out: list[str] = []
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            self._add(data[start:] if end < 0 else data[start:end])
+            if end < 0:
+                break
+            text = self._done()
+            if text is not None:
+                out.append(text + "\n")
+            start = end + 1
+        return "".join(out)
+
+    def _add(self, piece: bytes) -> None:
+        kept = _StdoutGuard._KEPT
+        if self.size:
+            self.size += len(piece)
+            self.tail = (self.tail + piece[-kept:])[-kept:]
+        elif len(self.line) + len(piece) <= MAX_MCP_MESSAGE_BYTES:
+            self.line += piece
+        else:
+            self.size = len(self.line) + len(piece)
+            self.head = bytes(self.line[:kept]) + piece[:max(0, kept - len(self.line))]
+            self.tail = (bytes(self.line[-kept:]) + piece[-kept:])[-kept:]
+            self.line = bytearray()
+
+    def _done(self) -> str | None:
+        if self.size:
+            size, head, tail = self.size, self.head, self.tail
+            self.size, self.head, self.tail = 0, b"", b""
+            return self.guard.over(head, tail, size)
+        raw = bytes(self.line)
+        self.line = bytearray()
+        return self.guard.line(raw, self.errors)
+
+    def reset(self) -> None:
+        self.line, self.size, self.head, self.tail = bytearray(), 0, b"", b""
+
+
+_CODEC = "react_agent_mcp_stdout_"
+_SERIALS = itertools.count(1)
+_GUARDS: dict[int, _StdoutGuard] = {}
+_REGISTERED = threading.Lock()
+_registered: list[bool] = []
+
+
+def _register_codec() -> None:
+    """Register the codec of :class:`_StdoutGuard` (once per process)."""
+    with _REGISTERED:
+        if not _registered:
+            codecs.register(_find_codec)
+            _registered.append(True)
+
+
+def _find_codec(name: str) -> codecs.CodecInfo | None:
+    if not name.startswith(_CODEC) or not name[len(_CODEC):].isdigit():
+        return None
+    utf8 = codecs.lookup("utf-8")
+    return codecs.CodecInfo(
+        utf8.encode, utf8.decode, name=name, incrementalencoder=utf8.incrementalencoder,
+        incrementaldecoder=functools.partial(_GuardedDecoder, int(name[len(_CODEC):])),
+        streamreader=utf8.streamreader, streamwriter=utf8.streamwriter)
+
+
+_NO_ID = object()
+_TAIL_ID = re.compile(r'[,{]\s*"id"\s*:\s*(-?\d{1,20}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$')
+"""The id of a message that ends with it (``{"result": ..., "jsonrpc": "2.0", "id": 7}``, as
+the TypeScript SDK writes): the ``}`` after it closes the message, so it is at the top."""
+
+
+def _head_members(head: str) -> dict[str, Any]:
+    """The top-level members of a JSON object that begins with ``head``, as far as ``head``
+    holds them whole (a member cut off by its end is there with the value ``None``)."""
+    decoder = json.JSONDecoder()
+    members: dict[str, Any] = {}
+    at = _skip_space(head, 0)
+    if head[at:at + 1] != "{":
+        return members
+    at += 1
+    while True:
+        at = _skip_space(head, at)
+        try:
+            key, at = decoder.raw_decode(head, at)
+        except ValueError:
+            return members
+        at = _skip_space(head, at)
+        if not isinstance(key, str) or head[at:at + 1] != ":":
+            return members
+        at = _skip_space(head, at + 1)
+        try:
+            members[key], at = decoder.raw_decode(head, at)
+        except (ValueError, RecursionError):
+            members[key] = None
+            return members
+        at = _skip_space(head, at)
+        if head[at:at + 1] != ",":
+            return members
+        at += 1
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+@functools.cache
+def _bounded_body() -> tuple[type[Any], type[Exception]]:
+    """The HTTP body wrapper of :meth:`_Connection._bound_response` and its error (made when
+    first needed: ``httpx2`` comes with the ``mcp`` extra)."""
+    import httpx2
+
+    class BodyTooLarge(httpx2.StreamError):
+        """A body over the limit (a ``StreamError``: the SDK makes it an error answer to the
+        request, and the session goes on)."""
+
+    class BoundedBody(httpx2.AsyncByteStream):
+        def __init__(self, stream: Any, conn: _Connection, limit: int | None,
+                     encoding: str | None) -> None:
+            self.stream, self.conn, self.limit, self.encoding = stream, conn, limit, encoding
+
+        async def __aiter__(self) -> Any:
+            if self.encoding is not None:  # asked for identity: its decoded size is unknown
+                raise BodyTooLarge(f"the body is encoded ({self.encoding[:40]}), so it may be "
+                                   f"{_TOO_LARGE} of {MAX_MCP_MESSAGE_BYTES:,} bytes")
+            read = 0
+            async for chunk in self.stream:
+                read += len(chunk)
+                self.conn.received += len(chunk)
+                if self.limit is not None and read > self.limit:
+                    raise BodyTooLarge(f"the body is {_TOO_LARGE} of {self.limit:,} bytes; it "
+                                       "was not read")
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.stream.aclose()
+
+    return BoundedBody, BodyTooLarge
 
 
 class _StderrTail:
@@ -816,61 +1236,94 @@ def _matches(patterns: Iterable[str], *names: str) -> bool:
     return any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names)
 
 
-def _tools(connections: list[_Connection], allow: Sequence[str] | None, deny: Sequence[str],
-           notes: list[str]) -> list[Tool]:
-    """The tools of all servers, chosen by the allow and deny lists, named for the model."""
+@dataclass(frozen=True)
+class _Choice:
+    """The toolbox's allow and deny lists."""
+
+    allow: Sequence[str] | None
+    deny: Sequence[str]
+
+
+@dataclass(frozen=True)
+class _Offer:
+    """A tool a server offers, chosen and made usable (its schema flattened)."""
+
+    original: str
+    """The server's name of the tool."""
+    base: str
+    """That name mapped onto the Toolbox's rule."""
+    description: str
+    parameters: dict[str, Any]
+
+
+def _tools(connections: list[_Connection], notes: list[str]) -> list[Tool]:
+    """The tools the servers offer, named for the model (``notes`` gets the servers' notes).
+
+    Raises:
+        ConfigError: more than :data:`MAX_MCP_TOOLS` tools in all.
+    """
     _unique_server_names(connections)
-    chosen: list[tuple[_Connection, Any, str]] = []
-    every: list[tuple[str, ...]] = []  # the names of every tool of every server
     for conn in connections:
-        seen: set[str] = set()
-        names: list[tuple[str, ...]] = []
-        for remote in conn.remote_tools:
-            original = str(getattr(remote, "name", "") or "")
-            if not original or original in seen:
-                continue
-            seen.add(original)
-            base = tool_name(original)
-            shown = (base, f"{conn.name}.{base}", original)
-            names.append(shown)
-            if not _allowed(conn.config.allow, conn.config.deny, shown) or \
-                    not _allowed(allow, deny, shown):
-                continue
-            chosen.append((conn, remote, base))
-        _all_match(conn.config.allow, conn.config.deny, names, f"the MCP server {conn.name!r}")
-        every += names
-    _all_match(allow, deny, every, "the MCP servers")
+        notes.extend(conn.notes)
+        _all_match(conn.config.allow, conn.config.deny, conn.listed,
+                   f"the MCP server {conn.name!r}")
+    if connections:
+        choice = connections[0].choice
+        _all_match(choice.allow, choice.deny, [n for c in connections for n in c.listed],
+                   "the MCP servers")
+    total = sum(c.chosen for c in connections)
+    if total > MAX_MCP_TOOLS:
+        each = ", ".join(f"{c.name}: {c.chosen}" for c in connections if c.chosen)
+        raise ConfigError(
+            f"The MCP servers offer {total} tools ({each}); at most {MAX_MCP_TOOLS} can be used "
+            "in one toolbox (they all go into the system prompt). Choose the tools a task "
+            "needs with allow patterns (--mcp-allow 'PATTERN' on the command line, allow=[...] "
+            "in MCPServerConfig or MCPToolbox) or leave some out with deny.")
     counts: dict[str, int] = {}
-    for _, _, base in chosen:
-        counts[base] = counts.get(base, 0) + 1
+    for conn in connections:
+        for offer in conn.offers:
+            counts[offer.base] = counts.get(offer.base, 0) + 1
     tools: list[Tool] = []
     taken: set[str] = set()
-    for conn, remote, base in chosen:
-        original = str(remote.name)
-        name = base
-        if conn.config.prefix or counts[base] > 1:
-            name = tool_name(f"{conn.name}.{base}")
-        unique, n = name, 2
-        while unique in taken:
-            unique = tool_name(f"{name}_{n}")
-            n += 1
-        taken.add(unique)
-        if unique != original:
-            logger.info("MCP tool %s of %s is called %r here", _visible(repr(original)),
-                        conn.name, unique)
-        schema = getattr(remote, "input_schema", None)
-        parameters, schema_notes = tool_parameters(schema)
-        notes.extend(f"{conn.name}/{original}: {n}" for n in schema_notes)
-        tools.append(Tool(
-            name=unique,
-            description=_description(remote, conn),
-            parameters=parameters,
-            func=_caller(conn, original),
-            timeout=conn.timeout,
-            requires_approval=conn.config.requires_approval,
-            group=conn.name,
-        ))
+    for conn in connections:
+        for offer in conn.offers:
+            name = offer.base
+            if conn.config.prefix or counts[offer.base] > 1:
+                name = tool_name(f"{conn.name}.{offer.base}")
+            unique, n = name, 2
+            while unique in taken:
+                unique = tool_name(f"{name}_{n}")
+                n += 1
+            taken.add(unique)
+            if unique != offer.original:
+                logger.info("MCP tool %s of %s is called %r here",
+                            _visible(repr(offer.original)), conn.name, unique)
+            tools.append(Tool(
+                name=unique,
+                description=offer.description,
+                parameters=offer.parameters,
+                func=_caller(conn, offer.original),
+                timeout=conn.timeout,
+                requires_approval=conn.config.requires_approval,
+                group=conn.name,
+            ))
     return tools
+
+
+def _check_prompt_size(toolbox: Toolbox, connections: list[_Connection]) -> None:
+    """Raises ConfigError when the servers' tools take more than :data:`MAX_MCP_PROMPT_CHARS`
+    characters of the system prompt in all (naming each server's share)."""
+    shares: dict[str, int] = {}
+    for tool in toolbox.values():
+        shares[str(tool.group)] = shares.get(str(tool.group), 0) + len(tool.describe()) + 1
+    total = sum(shares.values())
+    if total > MAX_MCP_PROMPT_CHARS:
+        each = ", ".join(f"{c.name}: {shares.get(c.name, 0):,}" for c in connections)
+        raise ConfigError(
+            f"The MCP servers' tools take {total:,} characters of the system prompt ({each}); "
+            f"at most {MAX_MCP_PROMPT_CHARS:,} are allowed. Choose the tools a task needs with "
+            "allow patterns (--mcp-allow 'PATTERN' on the command line, allow=[...] in "
+            "MCPServerConfig or MCPToolbox) or leave some out with deny.")
 
 
 def _allowed(allow: Sequence[str] | None, deny: Sequence[str], names: tuple[str, ...]) -> bool:
@@ -1019,390 +1472,3 @@ def _size(count: int) -> str:
     if count < 1024 * 1024:
         return f"{count / 1024:.1f} KB"
     return f"{count / (1024 * 1024):.1f} MB"
-
-
-# -- schemas -----------------------------------------------------------------------------------
-_DROP = frozenset({"$schema", "$id", "$anchor", "$dynamicAnchor", "$comment", "$defs",
-                   "definitions", "title", "$vocabulary"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
-_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
-_SCHEMA_ONE = frozenset({"items", "additionalProperties", "not", "contains", "if", "then", "else",
-                         "propertyNames", "unevaluatedItems", "unevaluatedProperties",
-                         "additionalItems", "contentSchema"})
-_EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
-_DATA_KEYWORDS = frozenset({
-    "type", "enum", "const", "required", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "format",
-    "minItems", "maxItems", "uniqueItems", "minContains", "maxContains", "minProperties",
-    "maxProperties", "dependentRequired", "description", "default", "examples", "deprecated",
-    "readOnly", "writeOnly", "contentEncoding", "contentMediaType", "nullable",
-})
-"""The JSON Schema keywords (validation and annotation, and OpenAPI's ``nullable``) whose
-values are data; any other keyword a server writes (a vendor extension, a typo) is dropped:
-nothing checks or renders it, and it could hold what looks like a reference."""
-
-
-def tool_parameters(schema: Any) -> tuple[dict[str, Any], list[str]]:
-    """An MCP tool's ``inputSchema`` as a parameters schema the agent can render and check.
-
-    Returns ``(parameters, notes)``: the schema (an ``object`` schema that passes
-    :func:`~react_agent.tools._schema.check_valid`, with no ``$ref`` left) and what was lost on
-    the way, in words (empty when nothing was). See the module's docstring for what is done.
-    """
-    notes: list[str] = []
-    if schema is None:
-        return copy.deepcopy(_EMPTY_PARAMETERS), notes
-    if not isinstance(schema, dict):
-        notes.append("the input schema is not an object; the tool takes no arguments here")
-        return copy.deepcopy(_EMPTY_PARAMETERS), notes
-    if not _within(schema, _RAW_MAX_NODES, _RAW_MAX_DEPTH):
-        notes.append("the input schema is too large or too deep to read; its arguments are "
-                     "passed unchecked")
-        return _open_parameters(), notes
-    flat = _Flattener(json_schema.normalize(schema), notes).top()
-    for attempt in (flat, _simplified(flat)):
-        try:
-            json_schema.check_valid(attempt, "parameters")
-        except ToolDefinitionError as exc:
-            notes.append(f"simplified: {exc}")
-            continue
-        return attempt, notes
-    notes.append("the input schema cannot be used; its arguments are passed unchecked")
-    return _open_parameters(), notes
-
-
-def _open_parameters() -> dict[str, Any]:
-    return {"type": "object", "properties": {}, "additionalProperties": True}
-
-
-def _within(schema: Any, max_nodes: int, max_depth: int) -> bool:
-    nodes = 0
-    stack: list[tuple[Any, int]] = [(schema, 1)]
-    while stack:
-        node, depth = stack.pop()
-        nodes += 1
-        if nodes > max_nodes or depth > max_depth:
-            return False
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
-    return True
-
-
-class _Flattener:
-    """Resolves references in place and rewrites what the agent cannot take (one schema)."""
-
-    def __init__(self, root: dict[str, Any], notes: list[str]) -> None:
-        self.root = root
-        self.notes = notes
-        self.nodes = 0
-
-    def top(self) -> dict[str, Any]:
-        out = self.walk(self.root, (), 1)
-        if not isinstance(out, dict):
-            out = {}
-        types = out.get("type")
-        if types != "object":
-            if types is not None and not (isinstance(types, list) and "object" in types):
-                self.notes.append(f"the input schema has type {json.dumps(types)}, not "
-                                  "object; read as an object")
-            out["type"] = "object"
-        for key in ("anyOf", "oneOf", "allOf", "not", "if", "then", "else"):
-            if key in out:  # a combination at the top cannot be rendered as arguments
-                out.pop(key)
-                self.notes.append(f"the top-level {key} was left out (arguments are checked "
-                                  "by their own schemas only)")
-        props = out.get("properties")
-        if not isinstance(props, dict):
-            props = {}
-        out["properties"] = props
-        required = out.get("required")
-        if isinstance(required, list):
-            kept = [r for r in dict.fromkeys(required) if isinstance(r, str) and r in props]
-            if len(kept) != len(required):
-                self.notes.append("required arguments that are not declared were dropped")
-            if kept:
-                out["required"] = kept
-            else:
-                out.pop("required")
-        elif required is not None:
-            out.pop("required")
-        for spec in props.values():
-            if isinstance(spec, dict):
-                _describe_shape(spec)
-        return out
-
-    def walk(self, node: Any, refs: tuple[str, ...], depth: int) -> Any:
-        self.nodes += 1
-        if node is True:
-            return {}
-        if node is False:
-            return {"not": {}}
-        if not isinstance(node, dict):
-            return copy.deepcopy(node)
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            return self.expand(ref, node, refs, depth)
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key in _DROP or key in ("$dynamicRef", "$recursiveRef"):
-                continue
-            if key in _SCHEMA_MAPS:
-                if isinstance(value, dict):
-                    out[key] = {k: self.walk(v, refs, depth + 1) for k, v in value.items()
-                                if v is not False or key != "properties"}
-            elif key in _SCHEMA_LISTS:
-                if isinstance(value, list):
-                    out[key] = [self.walk(v, refs, depth + 1) for v in value]
-            elif key in _SCHEMA_ONE:
-                if isinstance(value, (dict, bool)):
-                    out[key] = self.walk(value, refs, depth + 1)
-                elif key == "items" and isinstance(value, list):  # draft 4-7 tuple form
-                    out["prefixItems"] = [self.walk(v, refs, depth + 1) for v in value]
-            elif key == "dependencies" and isinstance(value, dict):  # draft 4-7
-                for dep, spec in value.items():
-                    if isinstance(spec, list):
-                        out.setdefault("dependentRequired", {})[dep] = spec
-                    else:
-                        out.setdefault("dependentSchemas", {})[dep] = self.walk(
-                            spec, refs, depth + 1)
-            elif key in _DATA_KEYWORDS:
-                out[key] = copy.deepcopy(value)
-        if "prefixItems" in out and "additionalItems" in out:
-            out["items"] = out.pop("additionalItems")
-        out.pop("additionalItems", None)
-        for dynamic in ("$dynamicRef", "$recursiveRef"):
-            if dynamic in node:
-                self.notes.append(f"{dynamic} is not followed; any value is accepted there")
-        return self.tidy(out)
-
-    def expand(self, ref: str, node: dict[str, Any], refs: tuple[str, ...], depth: int) -> Any:
-        rest = {k: v for k, v in node.items() if k != "$ref"}
-        target = self.resolve(ref)
-        if target is None:
-            self.notes.append(f"the reference {ref[:100]!r} leads outside the schema or nowhere; "
-                              "any value is accepted there")
-            return self.walk(rest, refs, depth) if rest else {}
-        if refs.count(ref) >= REF_CUT_DEPTH or depth > json_schema.MAX_DEPTH - 8 or \
-                self.nodes > json_schema.MAX_NODES // 2:
-            return self.cut(ref, target, rest)
-        merged = {**target, **rest} if isinstance(target, dict) else (rest or target)
-        return self.walk(merged, (*refs, ref), depth)
-
-    def cut(self, ref: str, target: Any, rest: dict[str, Any]) -> dict[str, Any]:
-        name = ref.rsplit("/", 1)[-1]
-        self.notes.append(f"{name} refers to itself (or the schema is very large): cut after "
-                          f"{REF_CUT_DEPTH} levels")
-        spec = {**(target if isinstance(target, dict) else {}), **rest}
-        kind = spec.get("type")
-        out: dict[str, Any] = {}
-        if isinstance(kind, (str, list)):
-            out["type"] = copy.deepcopy(kind)
-        description = str(spec.get("description") or "").strip()
-        out["description"] = (f"{description} " if description else "") + \
-            f"(more {name} nested inside; its schema is not shown further)"
-        return out
-
-    def resolve(self, ref: str) -> Any:
-        """The part of the schema a local reference (``#``, ``#/a/b``) names; ``None`` for
-        anything else (a URL, a file, an anchor, a path that leads nowhere)."""
-        if ref == "#":
-            return self.root
-        if not ref.startswith("#/"):
-            return None
-        from urllib.parse import unquote
-
-        node: Any = self.root
-        for part in ref[2:].split("/"):
-            key = unquote(part).replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and key in node:
-                node = node[key]
-            elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-                node = node[int(key)]
-            else:
-                return None
-        return node
-
-    def tidy(self, out: dict[str, Any]) -> dict[str, Any]:
-        """Rewrite keywords the validator or the rendering cannot take."""
-        for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-            if isinstance(out.get(bound), bool) and out.pop(bound) and plain in out:  # draft 4
-                out[bound] = out.pop(plain)
-        if "const" in out and "enum" not in out:
-            out["enum"] = [out.pop("const")]
-        if "enum" in out and not (isinstance(out["enum"], list) and out["enum"]):
-            out.pop("enum")
-        if out.pop("nullable", False) is True:  # OpenAPI
-            out = _add_null(out)
-        kinds = out.get("type")
-        if isinstance(kinds, list):
-            kinds = list(dict.fromkeys(k for k in kinds if isinstance(k, str)))
-            out["type"] = kinds[0] if len(kinds) == 1 else kinds
-            if not kinds:
-                out.pop("type")
-        if isinstance(out.get("pattern"), str) and not _compiles(out["pattern"]):
-            self.notes.append(f"the pattern {out['pattern'][:60]!r} is not one Python can check; "
-                              "dropped")
-            out.pop("pattern")
-        if isinstance(out.get("patternProperties"), dict):
-            bad = [p for p in out["patternProperties"] if not _compiles(p)]
-            for p in bad:
-                out["patternProperties"].pop(p)
-                self.notes.append(f"the property pattern {p[:60]!r} cannot be checked; dropped")
-        required = out.get("required")
-        if required is not None and not (isinstance(required, list) and
-                                         all(isinstance(r, str) for r in required)):
-            out.pop("required")
-        out = _merge_all_of(out)
-        out = _nullable(out)
-        if isinstance(out.get("properties"), dict):
-            for name, spec in out["properties"].items():
-                if isinstance(spec, dict) and "default" in spec and not _valid(spec):
-                    spec.pop("default")
-                    self.notes.append(f"the default of {name} does not fit its own schema; "
-                                      "dropped")
-        return out
-
-
-def _compiles(pattern: str) -> bool:
-    try:
-        re.compile(pattern)
-    except (re.error, RecursionError, OverflowError):
-        return False
-    return True
-
-
-def _valid(spec: dict[str, Any]) -> bool:
-    """Whether ``spec``'s default fits ``spec`` (filled in, it would pass validation)."""
-    rest = {k: v for k, v in spec.items() if k != "default"}
-    try:
-        return bool(json_schema.validator(rest).is_valid(spec["default"]))
-    except Exception:  # a schema the validator cannot take: keep no default
-        return False
-
-
-def _add_null(spec: dict[str, Any]) -> dict[str, Any]:
-    kinds = spec.get("type")
-    if isinstance(kinds, str):
-        spec["type"] = [kinds, "null"]
-    elif isinstance(kinds, list) and "null" not in kinds:
-        spec["type"] = [*kinds, "null"]
-    if isinstance(spec.get("enum"), list) and None not in spec["enum"]:
-        spec["enum"] = [*spec["enum"], None]
-    return spec
-
-
-def _nullable(spec: dict[str, Any]) -> dict[str, Any]:
-    """``anyOf``/``oneOf`` of plain types with ``null`` as one schema with a type list: ``{"anyOf":
-    [{"type": "string", ...}, {"type": "null"}]}`` -> ``{"type": ["string", "null"], ...}``;
-    ``[{"type": "string"}, {"type": "integer"}, {"type": "null"}]`` -> a list of three types."""
-    for key in ("anyOf", "oneOf"):
-        options = spec.get(key)
-        if not isinstance(options, list) or not options:
-            continue
-        nulls = [o for o in options if isinstance(o, dict) and o.get("type") == "null"
-                 and len(o) == 1]
-        others = [o for o in options if not any(o is n for n in nulls)]
-        if not nulls and key == "oneOf":
-            continue
-        if len(others) == 1 and isinstance(others[0], dict) and \
-                isinstance(others[0].get("type"), str) and others[0]["type"] != "null":
-            merged = {**others[0], **{k: v for k, v in spec.items() if k != key}}
-            if nulls:
-                merged = _add_null(merged)
-            return merged
-        plain = all(isinstance(o, dict) and set(o) <= {"type", "description"} and
-                    isinstance(o.get("type"), str) for o in others)
-        if plain and others:
-            kinds = [o["type"] for o in others] + (["null"] if nulls else [])
-            merged = {k: v for k, v in spec.items() if k != key}
-            merged["type"] = list(dict.fromkeys(kinds))
-            notes = [o["description"] for o in others if o.get("description")]
-            if notes and "description" not in merged:
-                merged["description"] = "; ".join(notes)
-            return merged
-    return spec
-
-
-def _merge_all_of(spec: dict[str, Any]) -> dict[str, Any]:
-    """An ``allOf`` whose parts do not overlap with each other or the rest, merged in."""
-    parts = spec.get("allOf")
-    if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
-        return spec
-    merged = {k: v for k, v in spec.items() if k != "allOf"}
-    for part in parts:
-        if set(part) & set(merged) - {"description"}:
-            return spec
-        for key, value in part.items():
-            merged.setdefault(key, value)
-    return merged
-
-
-def _describe_shape(spec: dict[str, Any]) -> None:
-    """Add the fields of a nested object (or of an array's objects) to the argument's
-    description: the rendering shows an argument's type and description only."""
-    target, lead = spec, "an object with"
-    if _is_type(spec, "array") and isinstance(spec.get("items"), dict):
-        target, lead = spec["items"], "each item an object with"
-    props = target.get("properties") if _is_type(target, "object") else None
-    if not isinstance(props, dict) or not props:
-        return
-    shape = _fields(target, 2)
-    description = str(spec.get("description") or "").strip()
-    if shape and shape not in description:
-        if description.endswith((".", "!", "?")):
-            description, lead = f"{description} ", lead[0].upper() + lead[1:]
-        elif description:
-            description += "; "
-        spec["description"] = f"{description}{lead} {shape}"
-
-
-def _is_type(spec: dict[str, Any], kind: str) -> bool:
-    kinds = spec.get("type")
-    return kinds == kind or (isinstance(kinds, list) and kind in kinds)
-
-
-def _fields(spec: dict[str, Any], depth: int) -> str:
-    props = spec.get("properties") or {}
-    required = set(spec.get("required") or [])
-    items = []
-    for name, sub in list(props.items())[:12]:
-        sub = sub if isinstance(sub, dict) else {}
-        kind = sub.get("type")
-        words = " or ".join(kind) if isinstance(kind, list) else str(kind or "value")
-        if "enum" in sub and isinstance(sub["enum"], list):
-            words = "one of " + ", ".join(json.dumps(v, ensure_ascii=False)
-                                          for v in sub["enum"][:6])
-        inner = ""
-        if depth > 1 and _is_type(sub, "object") and isinstance(sub.get("properties"), dict):
-            inner = f" {{{_fields(sub, depth - 1)}}}"
-        items.append(f"{name} ({words}{', required' if name in required else ''}){inner}")
-    more = ", ..." if len(props) > 12 else ""
-    return "fields " + ", ".join(items) + more if items else ""
-
-
-def _simplified(schema: dict[str, Any]) -> dict[str, Any]:
-    """A plainer schema: each argument with its type, description, enum and default only."""
-    props: dict[str, Any] = {}
-    for name, spec in (schema.get("properties") or {}).items():
-        spec = spec if isinstance(spec, dict) else {}
-        kept = {k: copy.deepcopy(spec[k]) for k in ("type", "description", "enum", "default")
-                if k in spec}
-        if isinstance(kept.get("type"), list):
-            kept["type"] = [t for t in kept["type"] if t in _JSON_TYPE_NAMES] or "string"
-        elif kept.get("type") not in _JSON_TYPE_NAMES:
-            kept.pop("type", None)
-        if "enum" in kept and not isinstance(kept["enum"], list):
-            kept.pop("enum")
-        props[str(name)] = kept
-    out: dict[str, Any] = {"type": "object", "properties": props}
-    required = [r for r in schema.get("required") or [] if r in props]
-    if required:
-        out["required"] = required
-    if schema.get("additionalProperties") is True:
-        out["additionalProperties"] = True
-    return out
-
-
-_JSON_TYPE_NAMES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})

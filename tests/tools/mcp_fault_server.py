@@ -9,14 +9,25 @@ pages.
 
     python mcp_fault_server.py [--http PORT] [--name NAME] [--crash-at-start] [--silent]
                                [--flood BYTES] [--pid-file PATH] [--marker PATH]
+                               [--banner] [--garbage N] [--order ts|middle] [--tools-file PATH]
+                               [--many N] [--long] [--pages-forever]
 
 - ``--http PORT``: serve streamable HTTP on 127.0.0.1:PORT (path ``/mcp``); default: stdio.
 - ``--crash-at-start``: write a complaint to stderr and exit with status 3 at once.
 - ``--silent``: start, then never answer anything (no ``initialize`` either).
 - ``--flood BYTES``: write BYTES of noise to stderr before serving (and 1 MB per ``shout``).
-- ``--pid-file PATH``: write this process's id there first.
+- ``--pid-file PATH``: write this process's id there first (before anything else is imported).
 - ``--marker PATH``: ``slow`` creates this file when it starts.
 - ``--banner``: greet on stdout first (a line that is not JSON-RPC).
+- ``--garbage N``: write N lines that are not JSON-RPC on stdout first.
+- ``--order ts|middle``: write each message's members in another order: ``ts`` as the
+  TypeScript SDK does (``{"result": ..., "jsonrpc": "2.0", "id": 7}``), ``middle`` with the id
+  between the result and one more member (``{"jsonrpc": ..., "result": ..., "id": 7, "x": 0}``).
+- ``--tools-file PATH``: list the tools in this JSON file (``[{"name", "description",
+  "inputSchema"}]``) instead of the built-in ones, in one page.
+- ``--many N``: list N more tools (``tool_0``, ...), and one whose name is 300 characters long;
+  with ``--long``, each with a long description and long argument descriptions.
+- ``--pages-forever``: every page of the tool listing says there is another one.
 
 Tools: ``echo``, ``slow`` (sleeps), ``die`` (stderr, then exits mid-call), ``fail`` (an
 ``isError`` result), ``mixed`` (every kind of content), ``structured``, ``huge``, ``nothing``,
@@ -33,6 +44,10 @@ import json
 import os
 import sys
 from typing import Any
+
+if "--pid-file" in sys.argv[:-1]:  # first, before the SDK's imports (slow on a busy machine)
+    with open(sys.argv[sys.argv.index("--pid-file") + 1], "w") as pid:
+        pid.write(str(os.getpid()))
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -125,10 +140,27 @@ PLAIN: dict[str, dict[str, Any]] = {
     "a" * 80: {"type": "object", "properties": {}},
 }
 
-OPTIONS = argparse.Namespace(marker=None, flood=0)
+OPTIONS = argparse.Namespace(marker=None, flood=0, tools_file=None, many=0, long=False,
+                             pages_forever=False)
+
+
+def many_tools() -> list[types.Tool]:
+    words = " ".join(["Use this tool with care and read what it returns."] * 40)
+    text = words if OPTIONS.long else "A tool among many."
+    schema = {"type": "object", "properties": {
+        name: {"type": "string", "description": words if OPTIONS.long else name}
+        for name in ("first", "second", "third")}}
+    tools = [types.Tool(name=f"tool_{i}", description=text, input_schema=schema)
+             for i in range(OPTIONS.many)]
+    tools.append(types.Tool(name="n" * 300, description="A long name.", input_schema=schema))
+    return tools
 
 
 def all_tools() -> list[types.Tool]:
+    if OPTIONS.tools_file:
+        with open(OPTIONS.tools_file) as f:
+            return [types.Tool(name=t["name"], description=t["description"],
+                               input_schema=t["inputSchema"]) for t in json.load(f)]
     tools = [types.Tool(name=name, description=f"The {name} tool.", input_schema=schema)
              for name, schema in {**PLAIN, **SCHEMAS}.items()]
     tools[0] = types.Tool(name="echo", description="Say the text back.", input_schema=PLAIN["echo"])
@@ -138,16 +170,42 @@ def all_tools() -> list[types.Tool]:
     tools.append(types.Tool(name="evil\x1b]0;pwned\x07", description="A name with escapes.",
                             input_schema={"type": "object",
                                           "properties": {"x": {"$ref": "http://x/s.json"}}}))
-    return tools
+    return tools + many_tools() if OPTIONS.many else tools
 
 
 async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None
                      ) -> types.ListToolsResult:
     tools = all_tools()
+    if OPTIONS.pages_forever:
+        page = int((params.cursor if params and params.cursor else "page-0").split("-")[1])
+        return types.ListToolsResult(tools=tools[:1] if page == 0 else [],
+                                     next_cursor=f"page-{page + 1}")
+    if OPTIONS.tools_file:
+        return types.ListToolsResult(tools=tools)
     half = len(tools) // 2
     if params is None or not params.cursor:
         return types.ListToolsResult(tools=tools[:half], next_cursor="page-2")
     return types.ListToolsResult(tools=tools[half:])
+
+
+class ReorderedStdout:
+    """The server's stdout, each message written with its members in another order."""
+
+    def __init__(self, order: str) -> None:
+        self.order = order
+
+    async def write(self, line: str) -> None:
+        message = json.loads(line)
+        first = {k: v for k, v in message.items() if k not in ("jsonrpc", "id")}
+        if self.order == "ts":
+            message = {**first, "jsonrpc": message["jsonrpc"], **(
+                {"id": message["id"]} if "id" in message else {})}
+        elif "id" in message:
+            message = {"jsonrpc": message["jsonrpc"], **first, "id": message["id"], "x": 0}
+        sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+
+    async def flush(self) -> None:
+        sys.stdout.flush()
 
 
 def text(value: str) -> types.TextContent:
@@ -212,11 +270,16 @@ def main() -> None:
     parser.add_argument("--pid-file")
     parser.add_argument("--marker")
     parser.add_argument("--banner", action="store_true")
+    parser.add_argument("--garbage", type=int, default=0)
+    parser.add_argument("--order", choices=["ts", "middle"])
+    parser.add_argument("--tools-file")
+    parser.add_argument("--many", type=int, default=0)
+    parser.add_argument("--long", action="store_true")
+    parser.add_argument("--pages-forever", action="store_true")
     args = parser.parse_args()
     OPTIONS.marker, OPTIONS.flood = args.marker, args.flood
-    if args.pid_file:
-        with open(args.pid_file, "w") as f:
-            f.write(str(os.getpid()))
+    OPTIONS.tools_file, OPTIONS.many, OPTIONS.long = args.tools_file, args.many, args.long
+    OPTIONS.pages_forever = args.pages_forever
     if args.crash_at_start:
         print("fault server: cannot open the database /nonexistent/db.sqlite", file=sys.stderr)
         sys.exit(3)
@@ -227,6 +290,9 @@ def main() -> None:
         sys.stderr.flush()
     if args.banner:  # servers that greet on stdout: not JSON-RPC
         print("Fault server v1.0 ready, listening on stdio", flush=True)
+    for i in range(args.garbage):  # log lines, progress, a stray JSON log line
+        log = json.dumps({"level": "info", "n": i})
+        print(f"[{i}] progress {'#' * (i % 40)}" if i % 2 else log, flush=True)
     if args.silent:
         while True:
             import time
@@ -241,7 +307,8 @@ def main() -> None:
         return
 
     async def serve() -> None:
-        async with stdio_server() as (read, write):
+        stdout: Any = ReorderedStdout(args.order) if args.order else None
+        async with stdio_server(stdout=stdout) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     asyncio.run(serve())
