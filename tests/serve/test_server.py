@@ -22,6 +22,7 @@ import pytest
 from probes import CountingListener, opened
 
 from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
+from react_agent.policies import Policy, default_policies
 from react_agent.serve._app import ServeConfig, create_app, running
 
 WEATHER = {"type": "function", "function": {
@@ -315,6 +316,44 @@ def nested_tool(levels: int, leaf: dict[str, Any] | None = None) -> dict[str, An
         node = {"type": "object", "properties": {"a": node}}
     return {"type": "function", "function": {"name": "deep", "description": "Deep.",
                                              "parameters": node}}
+
+
+class Waiting(Policy):
+    """Reads each reply only once :attr:`go` is set (or 10 s have passed); records whether
+    it was let go, and signals when it starts waiting."""
+
+    name = "waiting"
+
+    def __init__(self) -> None:
+        self.go, self.entered = threading.Event(), threading.Event()
+        self.released: list[bool] = []
+
+    def after_reply(self, run: Any, step: Any, reply: Any) -> Any:
+        self.entered.set()
+        self.released.append(self.go.wait(10))
+        return reply
+
+
+def test_health_is_answered_while_a_reply_is_being_checked(serve: Callable[..., str]) -> None:
+    """Hostile input (issue 38, item 1): the model's reply was parsed and its arguments
+    checked against the client's schema on the event loop; a costly schema froze the server
+    for every client, ``/health`` included. The reply is checked in a worker thread: here it
+    waits until ``/health`` has been answered."""
+    waiting = Waiting()
+    url = serve(ScriptedModel([act("get_weather", {"city": "Paris"})]),
+                policies=[*default_policies(off=["review", "best_effort"]), waiting])
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(httpx2.post, f"{url}/chat/completions", timeout=60, json={
+            "model": "any", "messages": USER, "tools": [WEATHER]})
+        assert waiting.entered.wait(30)
+        health = httpx2.get(f"{url.removesuffix('/v1')}/health", timeout=60)
+        assert health.status_code == 200
+        waiting.go.set()
+        response = pending.result()
+    assert waiting.released == [True]
+    assert response.status_code == 200
+    [call] = response.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
 
 
 def test_a_deeply_nested_tool_schema_is_a_400_and_the_server_keeps_answering(
