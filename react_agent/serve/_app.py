@@ -300,7 +300,7 @@ class _Service:
     async def chat_completions(self, request: Request) -> Response:
         self._authorize(request)
         body = await _read_json(request, self.config.max_body_bytes)
-        if not body.get("tools"):
+        if body.get("tools") in (None, []):  # anything else is read as tools (or a 400)
             return await self._admitted(lambda: self._pass_through(body))
         try:  # in a worker thread: the event loop answers other clients meanwhile
             plan = await asyncio.to_thread(read_request, body)

@@ -29,6 +29,7 @@ from ..events import AnswerToken, ParseFailed, RunFinished
 from ..models.base import ChatModel, estimate_tokens
 from ..parsing import parse_error
 from ..policies import Policy, default_policies
+from ..tools import _schema as json_schema
 from ..tools._invoker import prepare
 from ..types import ModelReply, Reply, RunResult, Step, ToolCall, ToolResult
 from ._openai import TurnPlan
@@ -104,7 +105,9 @@ def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
 
     Raises:
         OutputParseError: the reply breaks ``tool_choice``, or a call names an unknown tool or
-            has invalid arguments (the message is the one the invoker would give the model).
+            has invalid arguments (the message is the one the invoker would give the model),
+            or arguments that could not be checked within
+            :data:`~react_agent.tools._schema.VALIDATION_SECONDS` (for all the calls together).
     """
     choice = plan.choice
     if reply.final_answer is not None:
@@ -125,8 +128,9 @@ def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
                           f"{choice.name}.")
     ready: list[Call] = []
     failed: list[ToolResult] = []
-    for call in calls:
-        prepared = prepare(plan.toolbox, call)
+    with json_schema.budget():  # one for all the calls of the reply, however many
+        prepared_calls = [prepare(plan.toolbox, call) for call in calls]
+    for call, prepared in zip(calls, prepared_calls, strict=True):
         if isinstance(prepared, ToolResult):
             failed.append(prepared)
         else:

@@ -89,9 +89,13 @@ def invoke_all(
     time; results in the order given, one failing call does not affect the others. A single
     call runs like :func:`invoke`: in the caller's thread unless its tool has a timeout.
 
+    The arguments of all the calls are checked within one budget
+    (:data:`~react_agent.tools._schema.VALIDATION_SECONDS`, however many calls there are).
     Approvals are asked one call at a time, in order, before any call runs.
     """
-    prepared = [prepare(toolbox, c, approver, max_chars=max_chars) for c in calls]
+    checked = _all_checked(toolbox, calls, max_chars)
+    prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars)
+                for c in checked]
     ready = [p for p in prepared if isinstance(p, _Ready)]
     width = max(1, max_workers)
     done: list[ToolResult] = []
@@ -118,10 +122,10 @@ async def ainvoke_all(
     they do not block the event loop); at most ``max_workers`` at once; results in the order
     given. Cancelling the caller cancels the ``async def`` tools still running.
 
-    The arguments are cleaned and checked in a worker thread too (a costly schema takes up to
-    :data:`~react_agent.tools._schema.VALIDATION_SECONDS` per call); approvals are asked on the
-    event loop's thread, in order, before any call runs."""
-    checked = await in_worker(lambda: [_checked(toolbox, c, max_chars) for c in calls])
+    The arguments are cleaned and checked in a worker thread too, all within one budget (a
+    costly schema takes up to :data:`~react_agent.tools._schema.VALIDATION_SECONDS`); approvals
+    are asked on the event loop's thread, in order, before any call runs."""
+    checked = await in_worker(lambda: _all_checked(toolbox, calls, max_chars))
     prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars)
                 for c in checked]
     limit = asyncio.Semaphore(max(1, max_workers))
@@ -249,6 +253,13 @@ def _checked(toolbox: Toolbox, call: ToolCall, max_chars: int) -> ToolResult | _
         return ToolResult(call, _cut(text, max_chars), ok=False, error="invalid_args", args=args,
                           cleaning=cleaning)
     return _Ready(call, tool, args, cleaning)
+
+
+def _all_checked(toolbox: Toolbox, calls: Sequence[ToolCall], max_chars: int
+                 ) -> list[ToolResult | _Ready]:
+    """:func:`_checked` of each call, all within one budget."""
+    with json_schema.budget():
+        return [_checked(toolbox, c, max_chars) for c in calls]
 
 
 def _approved(ready: _Ready, approver: Approver | None, max_chars: int) -> ToolResult | _Ready:

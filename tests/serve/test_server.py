@@ -284,7 +284,9 @@ def test_a_stream_that_breaks_off_ends_in_an_error_event(
     [
         ({"tools": [{"type": "function", "function": {
             "name": "f", "description": "d", "parameters": {"type": "array"}}}]},
-         "tools", "JSON Schema object"),
+         "tools[0].function", "JSON Schema object"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "description": 5}}]},
+         "tools[0].function.description", "must be a string"),
         ({"tool_choice": "whenever"}, "tool_choice", "tool_choice must be"),
         ({"tool_choice": {"type": "function", "function": {"name": "get_news"}}},
          "tool_choice", "not in tools"),
@@ -444,9 +446,11 @@ def test_a_number_no_argument_can_hold_is_asked_again_not_a_500(
 
 
 @pytest.mark.parametrize(("tool", "param", "words"), [
-    (nested_tool(1, {"type": ["int", "any", 5]}), "tools", "Tool 'deep': parameters is not"),
+    (nested_tool(1, {"type": ["int", "any", 5]}), "tools[0].function",
+     "Tool 'deep': parameters is not"),
     (nested_tool(1, {"$ref": "#/$defs/missing"}), "tools[0].function.parameters", "nowhere"),
-    (nested_tool(1, {"type": "string", "pattern": "("}), "tools", "'(' is not a 'regex'"),
+    (nested_tool(1, {"type": "string", "pattern": "("}), "tools[0].function",
+     "'(' is not a 'regex'"),
 ])
 def test_a_client_schema_we_cannot_use_is_a_400_naming_it(
     serve: Callable[..., str], tool: dict[str, Any], param: str, words: str
