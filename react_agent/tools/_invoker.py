@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .._json import shown_json, text_json
 from ..types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
@@ -145,25 +145,33 @@ async def ainvoke_all(
 
 
 async def in_worker(work: Callable[[], _T]) -> _T:
-    """``work()`` in a worker thread, so that the event loop answers others meanwhile. If the
-    caller is cancelled, ``work`` (bounded CPU work) is let finish first, then the
-    cancellation goes on; with no thread to be had, ``work`` runs here."""
-    try:
-        future = asyncio.get_running_loop().run_in_executor(None, work)
-    except RuntimeError:  # no worker thread can be started
-        return work()
-    cancelled = False
-    while True:
+    """``work()`` in a worker thread, so that the event loop answers others meanwhile; what it
+    raises is raised here. If the caller is cancelled, ``work`` (bounded CPU work) is let
+    finish first, then the cancellation goes on; with no thread to be had, ``work`` runs
+    here."""
+
+    def guarded() -> tuple[bool, Any]:
         try:
-            value = await asyncio.shield(future)
-            break
+            return True, work()
+        except BaseException as exc:  # raised below, in the caller
+            return False, exc
+
+    task = asyncio.ensure_future(asyncio.to_thread(guarded))
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait({task})
         except asyncio.CancelledError:
-            if future.done():
-                raise
             cancelled = True
     if cancelled:
         raise asyncio.CancelledError
-    return value
+    try:
+        done, value = task.result()
+    except RuntimeError:  # no worker thread can be started
+        return work()
+    if not done:
+        raise value
+    return cast(_T, value)
 
 
 async def _run_on_loop(ready: _Ready, max_chars: int) -> ToolResult:
