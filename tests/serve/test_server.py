@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -21,9 +22,10 @@ import openai
 import pytest
 from probes import CountingListener, opened
 
+from react_agent.errors import ConfigError
 from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
 from react_agent.policies import Policy, default_policies
-from react_agent.serve._app import ServeConfig, create_app, running
+from react_agent.serve._app import ServeConfig, create_app, running, server_options
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather of a city.",
@@ -625,6 +627,85 @@ def test_a_server_key_is_required_when_set(serve: Callable[..., str]) -> None:
     assert client.chat.completions.create(model="any", messages=USER, tools=[WEATHER]) \
         .choices[0].message.content == "hi"
     assert httpx2.get(url.removesuffix("/v1") + "/health").json()["status"] == "ok"
+
+
+@pytest.mark.parametrize("key", ["", "  "])
+def test_an_empty_api_key_is_refused_at_start(key: str) -> None:
+    """Hostile input (issue 38, item 9): ``--api-key ""`` let ``Authorization: Bearer`` with
+    no token in, and turned the Host check off."""
+    with pytest.raises(ConfigError, match="api_key is empty"):
+        ServeConfig(api_key=key)
+
+
+def test_a_server_answers_to_the_address_it_is_bound_to_and_no_other_name(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 38, item 9): ``serve --host 127.0.0.2`` refused its own printed
+    URL (403): only the loopback names were allowed hosts."""
+    with running(create_app(ScriptedModel([answer("hi")] * 2)), host="127.0.0.2") as url:
+        assert url.startswith("http://127.0.0.2:")
+        body = {"messages": USER, "tools": [WEATHER]}
+        assert httpx2.post(f"{url}/chat/completions", json=body).status_code == 200
+        assert httpx2.get(f"{url.removesuffix('/v1')}/health").status_code == 200
+        rebound = httpx2.post(f"{url}/chat/completions", json=body,
+                              headers={"host": "evil.example"})
+        assert rebound.status_code == 403 and error_of(rebound)["code"] == "host_not_allowed"
+        other = httpx2.post(f"{url}/chat/completions", json=body, headers={"host": "127.0.0.3"})
+        assert other.status_code == 403
+
+
+def raw_request(url: str, head: bytes, body: bytes) -> socket.socket:
+    """A connection to the server at ``url`` that sent ``head`` and the start of a body."""
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    connection = socket.create_connection((host, int(port)), timeout=30)
+    connection.sendall(head + body)
+    return connection
+
+
+def test_a_body_that_does_not_arrive_in_time_is_a_408_and_the_connection_closes(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 38, item 9): there was no timeout on reading a request body, so
+    slow bodies (a byte now and then) held their connections open without end."""
+    url = serve(ScriptedModel([]), body_seconds=0.5)
+    head = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+    with raw_request(url, head, b'{"messages": ') as connection:
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            piece = connection.recv(65536)
+            if not piece:
+                break
+            answer += piece
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        assert b"request_timeout" in answer
+        while connection.recv(65536):  # the server closes the connection
+            pass
+
+
+def test_connections_past_the_cap_get_503_until_some_close(serve: Callable[..., str]) -> None:
+    """Hostile input (issue 38, item 9): there was no cap on connections (1,100 slow bodies
+    were held open at once); past ``max_connections`` the server answers 503 at once."""
+    url = serve(ScriptedModel([]), max_connections=3)
+    health = f"{url.removesuffix('/v1')}/health"
+    idle = [raw_request(url, b"", b"") for _ in range(3)]
+    try:
+        assert httpx2.get(health).status_code == 503
+    finally:
+        for connection in idle:
+            connection.close()
+    for _ in range(100):  # the server sees the closes as they come
+        if httpx2.get(health).status_code == 200:
+            break
+        time.sleep(0.05)
+    assert httpx2.get(health).status_code == 200
+
+
+def test_the_server_options_come_from_the_config() -> None:
+    assert server_options(ServeConfig(max_connections=7, keep_alive_seconds=2.5)) == {
+        "limit_concurrency": 7, "timeout_keep_alive": 2.5}
+    with pytest.raises(ConfigError):
+        ServeConfig(body_seconds=0)
 
 
 class Held:
