@@ -360,6 +360,52 @@ def test_health_is_answered_while_a_reply_is_being_checked(serve: Callable[..., 
     assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
 
 
+def tool_f(parameters: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": "f", "description": "F.",
+                                             "parameters": parameters}}
+
+
+def test_arguments_too_costly_to_check_are_asked_again_within_the_budget(
+    serve: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile input (issue 38, item 1): a client's backtracking ``pattern`` took as long as
+    the model's argument made it. The check stops at the validation budget; the reply is
+    treated as any invalid one: the model is told, and asked again."""
+    from react_agent.tools import _schema
+
+    monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
+    model = ScriptedModel([act("f", {"a": "a" * 40 + "!"}), act("f", {"a": "aaa"})])
+    url = serve(model)
+    response = httpx2.post(f"{url}/chat/completions", timeout=60, json={
+        "model": "any", "messages": USER, "tools": [tool_f({"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "^(a|a)*$"}}})]})
+    assert response.status_code == 200, response.text
+    [call] = response.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"a": "aaa"}
+    told = model.calls[1][-1]["content"]
+    assert "could not be checked against the tool's schema within 0.2 s" in told
+
+
+def test_unique_items_over_thousands_of_objects_is_checked_at_once(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 38, item 1): ``uniqueItems`` over a few thousand objects took
+    ~45 s (every pair compared), on the event loop."""
+    items = [{"k": i} for i in range(3000)]
+    url = serve(ScriptedModel([act("f", {"a": items}), act("f", {"a": [*items, {"k": 7}]}),
+                               act("f", {"a": items[:2]})]))
+    tools = [tool_f({"type": "object", "properties": {
+        "a": {"type": "array", "uniqueItems": True}}})]
+    first = httpx2.post(f"{url}/chat/completions", timeout=30, json={
+        "model": "any", "messages": USER, "tools": tools})
+    [call] = first.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"a": items}
+    second = httpx2.post(f"{url}/chat/completions", timeout=30, json={
+        "model": "any", "messages": USER, "tools": tools})
+    [call] = second.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"a": items[:2]}  # a duplicate: again
+
+
 def test_a_deeply_nested_tool_schema_is_a_400_and_the_server_keeps_answering(
     serve: Callable[..., str]
 ) -> None:
