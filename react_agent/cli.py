@@ -203,8 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
         "--api-key",
-        help="require this key from clients (Authorization: Bearer KEY); needed to bind an "
-             "address other than loopback",
+        help="require this key from clients (Authorization: Bearer KEY; not empty); needed to "
+             "bind an address other than loopback",
     )
     serve.add_argument("--concurrency", type=int,
                        help="requests at the backend at once (default: 1 for the embedded "
@@ -219,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="send no content next to tool calls (default: the model's thought)")
     serve.add_argument("--allow-host", action="append", metavar="HOST",
                        help="answer requests for this Host name too (repeatable; default: only "
-                            "localhost, 127.0.0.1 and ::1 without --api-key, any host with one)")
+                            "localhost, 127.0.0.1, ::1 and the bound address without --api-key, "
+                            "any host with one)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                        help="let web pages of this origin (https://app.example) call the "
                             "server from a browser (repeatable; default: none)")
