@@ -614,13 +614,17 @@ def check_valid(schema: dict[str, Any], where: str = "parameters") -> None:
     """:func:`check`, then that ``schema`` is a valid Draft 2020-12 schema.
 
     Raises:
-        ToolDefinitionError: as :func:`check`, or the schema breaks the meta-schema.
+        ToolDefinitionError: as :func:`check`, or the schema breaks the meta-schema, or
+            cannot be checked against it (a pattern nested too deeply to compile).
     """
     check(schema, where)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise ToolDefinitionError(f"{where} is not a valid JSON Schema: {exc.message}") from exc
+    except Exception as exc:  # e.g. a pattern of groups nested too deeply for `re` to compile
+        raise ToolDefinitionError(f"{where} could not be checked as a JSON Schema "
+                                  f"({type(exc).__name__}); simplify its patterns.") from exc
 
 
 def normalize(schema: Any) -> Any:

@@ -69,6 +69,7 @@ COSTLY = (
     {"type": "object", "patternProperties": {SLOW: {}}, "unevaluatedProperties": False},
     {"type": "object", "propertyNames": {"pattern": SLOW}},
     {"type": "object", "properties": {"a": {"pattern": "^a{200000}$"}}},
+    {"type": "object", "properties": {"a": {"pattern": "(" * 3000 + ")" * 3000}}},
     {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}},
     {"type": "object", "properties": {"a": {"type": "array", "items": {"enum": [[i] for i in
                                                                           range(500)]}}}},
