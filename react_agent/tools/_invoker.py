@@ -41,6 +41,11 @@ MAX_INTEGER_DIGITS = 4300
 text) are refused as arguments, and a numeric string this long is not turned into a number."""
 
 
+MAX_PROBLEMS = 50
+"""At most this many ways the arguments break the schema are found and told (the first, in the
+schema's order): more would not fit an observation, and each costs the showing of its value."""
+
+
 Approver = Callable[[Tool, dict[str, Any]], bool]
 """Asked before each call of a tool marked ``requires_approval``: ``approver(tool, args) -> bool``
 (``args`` already cleaned and validated). Only ``True`` approves; anything else declines (an
@@ -753,7 +758,8 @@ def _problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
     if json_schema.surely_valid(schema, args):
         return problems
     try:
-        errors: list[Any] = sorted(json_schema.validator(schema).errors(args), key=_error_key)
+        errors: list[Any] = sorted(json_schema.validator(schema).errors(args, MAX_PROBLEMS),
+                                   key=_error_key)
     except json_schema.UnresolvedReference as exc:
         return [*problems, f"(args): the tool's schema has a reference that cannot be "
                 f"followed ({exc}); this tool cannot be called as it is declared"]

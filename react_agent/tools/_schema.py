@@ -468,8 +468,9 @@ class Validator:
         self.schema = schema
         self._validator = _BoundedDraft202012(schema, registry=_NO_RETRIEVAL)
 
-    def errors(self, instance: Any) -> list[ValidationError]:
-        """Every way ``instance`` breaks the schema (``[]``: valid), within a :func:`budget`.
+    def errors(self, instance: Any, limit: int | None = None) -> list[ValidationError]:
+        """The ways ``instance`` breaks the schema (``[]``: valid), the first ``limit`` of them
+        (``None``: all), within a :func:`budget`.
 
         Raises:
             Unchecked: not decided within the budget, or the check failed.
@@ -477,7 +478,7 @@ class Validator:
         """
         with budget():
             found: list[ValidationError] = self._checked(
-                lambda: list(self._validator.iter_errors(instance)))
+                lambda: list(itertools.islice(self._validator.iter_errors(instance), limit)))
         return found
 
     def is_valid(self, instance: Any) -> bool:

@@ -1308,3 +1308,15 @@ def test_a_thread_that_cannot_be_started_is_an_observation(
     assert [r.observation for r in invoke_all(tb, [call("limited"), call("limited")])] == \
         [expected] * 2
     assert [r.observation for r in asyncio.run(ainvoke_all(tb, [call("plain")]))] == [expected]
+
+
+def test_only_the_first_problems_are_found_and_told() -> None:
+    """Each problem costs the showing of its value; a value with thousands of wrong items
+    (each a problem) is told by its first :data:`MAX_PROBLEMS`."""
+    from react_agent.tools._invoker import MAX_PROBLEMS
+
+    schema = {"type": "object", "properties": {"a": {"type": "array",
+                                                     "items": {"type": "string"}}}}
+    problems = check_args(schema, {"a": list(range(10_000))})
+    assert len(problems) == MAX_PROBLEMS
+    assert problems[0] == "a.0: expected string, got 0"
