@@ -237,21 +237,24 @@ def build_parser() -> _Parser:
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
         "--api-key",
-        help="require this key from clients (Authorization: Bearer KEY); needed to bind an "
-             "address other than loopback",
+        help="require this key from clients (Authorization: Bearer KEY; not empty); needed to "
+             "bind an address other than loopback",
     )
     serve.add_argument("--concurrency", type=int,
                        help="requests at the backend at once (default: 1 for the embedded "
                             "model, 8 for --base-url)")
     serve.add_argument("--queue", type=int, default=64,
                        help="requests that may wait; more get 503 (default 64)")
+    serve.add_argument("--max-connections", type=int, default=256,
+                       help="connections open at once; past it, requests get 503 (default 256)")
     serve.add_argument("--max-parse-retries", type=int, default=3,
                        help="unusable model replies asked again within a request (default 3)")
     serve.add_argument("--no-thoughts", action="store_true",
                        help="send no content next to tool calls (default: the model's thought)")
     serve.add_argument("--allow-host", action="append", metavar="HOST",
                        help="answer requests for this Host name too (repeatable; default: only "
-                            "localhost, 127.0.0.1 and ::1 without --api-key, any host with one)")
+                            "localhost, 127.0.0.1, ::1 and the bound address without --api-key, "
+                            "any host with one)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                        help="let web pages of this origin (https://app.example) call the "
                             "server from a browser (repeatable; default: none)")
@@ -528,6 +531,9 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.api_key is not None and not args.api_key.strip():
+        raise ConfigError("--api-key is empty: give the key clients must send (Authorization: "
+                          "Bearer KEY), or leave --api-key out on a loopback address.")
     if not args.api_key and not _is_loopback(args.host):
         raise ConfigError(
             f"--host {args.host} exposes the model beyond this machine: also pass --api-key KEY "
@@ -536,13 +542,14 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from .serve._app import LOOPBACK_HOSTS, ServeConfig, create_app
+        from .serve._app import LOOPBACK_HOSTS, ServeConfig, create_app, server_options
     except ImportError as exc:
         raise ConfigError(
             f"serve needs the serve extra ({exc.name} is missing): {install_hint('serve')}."
         ) from exc
     config = ServeConfig(
         api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,
+        max_connections=args.max_connections,
         max_parse_retries=args.max_parse_retries, thoughts=not args.no_thoughts,
         allowed_hosts=None if args.allow_host is None else
         (*LOOPBACK_HOSTS, *args.allow_host),
@@ -563,7 +570,7 @@ def _serve(args: argparse.Namespace) -> int:
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Serving {model.name} at http://{shown}:{args.port}/v1 (OpenAI-compatible; "
           "Ctrl-C stops it)", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", **server_options(config))
     return 0
 
 

@@ -756,6 +756,17 @@ def test_serve_refuses_a_public_address_without_a_key(capsys: pytest.CaptureFixt
     assert "--api-key" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+@pytest.mark.parametrize("key", ["", " "])
+def test_serve_refuses_an_empty_api_key(
+    host: str, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hostile input (issue 38, item 9): ``--api-key ""`` let ``Authorization: Bearer`` with
+    no token in and turned the Host check off."""
+    assert main(["serve", "--host", host, "--api-key", key, "--base-url", UNREACHABLE]) == 2
+    assert "--api-key is empty" in capsys.readouterr().err
+
+
 def test_serve_takes_a_gguf_file_as_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import inspect
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from typing import Any
 
@@ -27,7 +28,7 @@ from ..tools import Approver, Toolbox, ainvoke_all, invoke_all
 from ..types import Message, ModelReply, RunResult, Step
 from ._conversation import Conversation
 from ._loop import react, resumable
-from ._model_io import aquery, query
+from ._model_io import advance, aquery, query
 
 
 class Agent:
@@ -156,15 +157,23 @@ class Agent:
         backend has them, e.g. :class:`OpenAIChatModel` with ``AsyncOpenAI``; else ``complete``
         in a worker thread) and tools run with :func:`~react_agent.tools._invoker.ainvoke_all`
         (``async def`` tools on the event loop). On cancellation the last event is
-        ``RunFinished`` with status ``interrupted``, then ``CancelledError`` is re-raised."""
+        ``RunFinished`` with status ``interrupted``, then ``CancelledError`` is re-raised.
+        The loop's own steps (parsing, policies, checking the arguments) run in a worker
+        thread, so that the event loop is not held by them."""
         loop = self._loop(task, list(history), [], self.config.max_steps)
         value: Any = None
         error: BaseException | None = None
         cancelled = False
         while True:
             try:
-                item = loop.throw(error) if error else loop.send(value)
-            except StopIteration:
+                ended, item = await advance(loop, value, error)
+            except asyncio.CancelledError as exc:  # raised once the step it came during ended
+                cancelled = True
+                if inspect.getgeneratorstate(loop) == inspect.GEN_CLOSED:
+                    break
+                value, error = None, exc
+                continue
+            if ended:
                 break
             value, error = None, None
             try:

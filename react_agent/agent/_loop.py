@@ -17,6 +17,7 @@ follows the seed tutorial "百行代码从零手搓Agent".
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Generator, Iterator
 from typing import Any
 
@@ -79,7 +80,7 @@ def _step(run: Run, step: Step) -> Generator[Request, Any, Reply | None]:
     reply = yield from run.request(Query(run.messages, step))
     yield run.answered(step, reply)
     try:
-        parsed = run.read(step, reply)
+        parsed = _within_a_step(run, step, run.read(step, reply))
         acted: Reply | None = parsed
         for policy in run.setup.policies:  # a policy may find the reply unusable too
             acted = policy.after_reply(run, step, parsed)
@@ -98,6 +99,18 @@ def _step(run: Run, step: Step) -> Generator[Request, Any, Reply | None]:
         run.facts.calling(step)
         run.facts.stepped(step)
     return acted
+
+
+def _within_a_step(run: Run, step: Step, reply: Reply) -> Reply:
+    """``reply`` with at most ``max_calls_per_step`` calls (the first ones), before anything
+    looks at them; the cut is noted on ``step`` (``records["budget"]``)."""
+    limit, asked = run.setup.max_calls_per_step, len(reply.tool_calls)
+    if asked <= limit:
+        return reply
+    step.records["budget"] = {"calls_asked": asked, "calls_kept": limit}
+    run.note(step, "budget", "Cut", f"the reply made {asked} tool calls; only the first {limit} "
+             "were acted on")
+    return dataclasses.replace(reply, tool_calls=reply.tool_calls[:limit])
 
 
 def _feed_back(run: Run, step: Step, exc: OutputParseError) -> Iterator[Event]:
@@ -140,19 +153,13 @@ def _finish(run: Run, step: Step, answer: str) -> Generator[Request, Any, None]:
 
 
 def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any, None]:
-    """Run the step's calls and send their observations. Only the first ``max_calls_per_step``
-    calls are acted on (the observation says so), and a call past the run's ``max_tool_calls``
-    is refused. A loop (the same calls again after a warning) ends the run unless a policy
-    answers instead; a call that failed before with exactly these arguments is not run again
-    (the model is told to change them); a policy may answer any call without running it."""
-    limit = run.setup.max_calls_per_step
-    cut = prompts.render("agent/calls_cut", count=str(len(calls)), limit=str(limit)) \
-        if len(calls) > limit else None
-    if cut:
-        run.note(step, "budget", "Cut", f"the reply made {len(calls)} tool calls; only the first "
-                 f"{limit} were acted on")
+    """Run the step's calls and send their observations (saying so when the reply made more
+    than ``max_calls_per_step``); a call past the run's ``max_tool_calls`` is refused. A loop
+    (the same calls again after a warning) ends the run unless a policy answers instead; a
+    call that failed before with exactly these arguments is not run again (the model is told
+    to change them); a policy may answer any call without running it."""
     made = run.facts.calls_made  # by the earlier steps
-    step.tool_calls = list(calls[:limit])
+    step.tool_calls = list(calls)
     run.facts.calling(step)
     looping = _repeated_results(run)
     if looping is not None and run.facts.warned:
@@ -175,8 +182,10 @@ def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any,
     for result in step.results:
         yield ToolFinished(step, result)
     text = observation_message(step.results, run.task)
-    if cut:
-        text = f"{text}\n{cut}"
+    budget = step.records.get("budget")
+    if budget:
+        text += "\n" + prompts.render("agent/calls_cut", count=str(budget["calls_asked"]),
+                                      limit=str(budget["calls_kept"]))
     for policy in run.setup.policies:
         text = policy.after_observation(run, step, text)
     run.send(text, observation=True)

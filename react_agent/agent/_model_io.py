@@ -21,6 +21,7 @@ from ..errors import ModelError
 from ..events import AnswerToken, Event, ModelToken
 from ..models.base import ChatModel
 from ..parsing import FinalAnswerStream
+from ..tools._invoker import in_worker
 from ..types import ModelReply
 
 
@@ -185,6 +186,24 @@ async def in_thread(make: Callable[[], Iterator[Any]]) -> AsyncIterator[Any]:
             yield value
     finally:
         stop.set()  # the thread stops after the piece it is waiting for
+
+
+async def advance(
+    loop: Generator[Any, Any, Any], value: Any = None, error: BaseException | None = None
+) -> tuple[bool, Any]:
+    """Send ``value`` (or throw ``error``) into the loop, in a worker thread: parsing a reply,
+    the policies and the check of the arguments are CPU work (a costly tool schema takes up to
+    :data:`~react_agent.tools._schema.VALIDATION_SECONDS`), and the event loop answers others
+    meanwhile. Returns ``(False, what the loop yielded)``, or ``(True, None)`` once it has ended.
+    A cancellation lets the step finish (it is bounded), then is raised."""
+
+    def step() -> tuple[bool, Any]:
+        try:
+            return False, (loop.throw(error) if error is not None else loop.send(value))
+        except StopIteration:  # (it cannot cross a future)
+            return True, None
+
+    return await in_worker(step)
 
 
 def model_name(model: ChatModel) -> str:

@@ -14,11 +14,11 @@ none.
 
 The server never runs a tool. Errors come in OpenAI's shape ``{"error": {"message", "type",
 "param", "code"}}``: 400 bad request, 401 wrong key, 403 a ``Host`` or ``Origin`` not allowed
-(:class:`ServeConfig`), 413 body too large, 415 a body that is not JSON, 502/504 failing or slow
-backend (with the backend's cause), 503 with ``Retry-After`` when the queue is full, 500 a bug
-of ours (the connection is kept). A response whose model reply could not be read after the
-retries carries the raw text as ``content``, the header ``X-React-Agent-Parse-Error``
-(non-streamed) and the field ``react_agent.parse_error``.
+(:class:`ServeConfig`), 408 a body that does not arrive in time, 413 body too large, 415 a body
+that is not JSON, 502/504 failing or slow backend (with the backend's cause), 503 with
+``Retry-After`` when the queue is full, 500 a bug of ours (the connection is kept). A response
+whose model reply could not be read after the retries carries the raw text as ``content``, the
+header ``X-React-Agent-Parse-Error`` (non-streamed) and the field ``react_agent.parse_error``.
 
 Built on Starlette, sse-starlette and uvicorn (the ``serve`` extra).
 """
@@ -84,7 +84,8 @@ class ServeConfig:
 
     api_key: str | None = None
     """Clients must send ``Authorization: Bearer <api_key>`` (compared in constant time);
-    ``None``: no key is asked for (bind to a loopback address only)."""
+    ``None``: no key is asked for (bind to a loopback address only). An empty or blank key is
+    a :class:`ConfigError` (it would let ``Authorization: Bearer`` with no token in)."""
     concurrency: int | None = None
     """Requests at the backend at once; ``None``: 1 for an in-process model (the embedded one
     answers one request at a time), :data:`UPSTREAM_CONCURRENCY` for an OpenAI-compatible
@@ -95,6 +96,16 @@ class ServeConfig:
     """Seconds sent in the ``Retry-After`` header of a 503."""
     max_body_bytes: int = 4 * 1024 * 1024
     """Larger request bodies are refused with 413."""
+    body_seconds: float = 30.0
+    """The whole request body must arrive within this many seconds of the request's headers;
+    a slower one is answered 408 and its connection closed (a client cannot hold a
+    connection open by sending its body a byte at a time)."""
+    max_connections: int = 256
+    """Connections open at once; past it, new requests are answered 503 by the server
+    (uvicorn's ``limit_concurrency``, set by :func:`running` and ``react-agent serve``)."""
+    keep_alive_seconds: float = 5.0
+    """An idle keep-alive connection is closed after this many seconds (uvicorn's
+    ``timeout_keep_alive``, set by :func:`running` and ``react-agent serve``)."""
     max_parse_retries: int = AgentConfig.max_parse_retries
     """Unusable model replies asked again inside one request (the agent's budget)."""
     thoughts: bool = True
@@ -103,7 +114,10 @@ class ServeConfig:
     allowed_hosts: tuple[str, ...] | None = None
     """The ``Host`` header values accepted (names or addresses, no port); ``None``: the
     loopback names (``localhost``, ``127.0.0.1``, ``::1``) when no ``api_key`` is set, so a
-    web page cannot reach the endpoint by DNS rebinding; any host when one is set."""
+    web page cannot reach the endpoint by DNS rebinding; any host when one is set. The
+    address the request came in on (the server's own, as its URL writes it: ``--host
+    127.0.0.2``) is accepted too: a page reached by DNS rebinding sends its own name, never
+    the address."""
     allowed_origins: tuple[str, ...] = ()
     """Web origins (``https://app.example``) whose pages may call the endpoint from a browser;
     they get CORS headers. A request from any other origin (its ``Origin`` header) is refused
@@ -113,8 +127,15 @@ class ServeConfig:
     library's defaults without the review of the final answer and the best-effort answer."""
 
     def __post_init__(self) -> None:
+        if self.api_key is not None and not self.api_key.strip():
+            raise ConfigError("api_key is empty: give a key that clients must send "
+                              "(Authorization: Bearer KEY), or None to ask for none (then "
+                              "serve on a loopback address only).")
         if self.concurrency is not None and self.concurrency < 1:
             raise ConfigError("concurrency must be at least 1.")
+        if self.max_connections < 1 or self.body_seconds <= 0 or self.keep_alive_seconds <= 0:
+            raise ConfigError("max_connections must be at least 1, body_seconds and "
+                              "keep_alive_seconds more than 0.")
         if self.queue < 0 or self.max_parse_retries < 0 or self.retry_after < 0:
             raise ConfigError("queue, max_parse_retries and retry_after must be 0 or more.")
         if self.max_body_bytes < 1024:
@@ -231,15 +252,19 @@ class _Guard:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            refusal = self.refusal(Headers(scope=scope), scope.get("method", "GET"))
+            server = scope.get("server") or ("", None)
+            refusal = self.refusal(Headers(scope=scope), scope.get("method", "GET"),
+                                   str(server[0]).lower())
             if refusal is not None:
                 await _api_error_response(refusal)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
-    def refusal(self, headers: Headers, method: str) -> ApiError | None:
+    def refusal(self, headers: Headers, method: str, address: str = "") -> ApiError | None:
+        """Why the request is refused, or ``None``; ``address``: the server's address the
+        request came in on (an allowed host)."""
         host = _host_name(headers.get("host", ""))
-        if self.hosts is not None and host not in self.hosts:
+        if self.hosts is not None and host not in self.hosts and host != address:
             return ApiError(403, f"This server does not answer to the host {host[:100]!r}; start "
                             "it with --allow-host (or an --api-key) to allow it.",
                             code="host_not_allowed")
@@ -299,8 +324,8 @@ class _Service:
 
     async def chat_completions(self, request: Request) -> Response:
         self._authorize(request)
-        body = await _read_json(request, self.config.max_body_bytes)
-        if not body.get("tools"):
+        body = await _read_json(request, self.config.max_body_bytes, self.config.body_seconds)
+        if body.get("tools") in (None, []):  # anything else is read as tools (or a 400)
             return await self._admitted(lambda: self._pass_through(body))
         try:  # in a worker thread: the event loop answers other clients meanwhile
             plan = await asyncio.to_thread(read_request, body)
@@ -548,11 +573,12 @@ def backend_error(exc: ModelError) -> ApiError:
                     code="backend_error")
 
 
-async def _read_json(request: Request, limit: int) -> dict[str, Any]:
-    """The request body as a JSON object, read up to ``limit`` bytes.
+async def _read_json(request: Request, limit: int, seconds: float = 30.0) -> dict[str, Any]:
+    """The request body as a JSON object, read up to ``limit`` bytes within ``seconds``.
 
     Raises:
-        ApiError: 413 for a larger body, 400 for one that is not a JSON object.
+        ApiError: 413 for a larger body, 408 for one that did not arrive in time (the
+            connection is closed after the answer), 400 for one that is not a JSON object.
     """
     too_large = ApiError(413, f"The request body is larger than {limit} bytes.",
                          code="request_too_large")
@@ -560,10 +586,18 @@ async def _read_json(request: Request, limit: int) -> dict[str, Any]:
     if declared.isdigit() and int(declared) > limit:
         raise too_large
     data = bytearray()
-    async for piece in request.stream():
-        data += piece
-        if len(data) > limit:
-            raise too_large
+
+    async def read() -> None:
+        async for piece in request.stream():
+            data.extend(piece)
+            if len(data) > limit:
+                raise too_large
+
+    try:
+        await asyncio.wait_for(read(), seconds)
+    except asyncio.TimeoutError as exc:
+        raise ApiError(408, f"The request body did not arrive within {seconds:g} s.",
+                       code="request_timeout", headers={"Connection": "close"}) from exc
     try:
         body = loads(bytes(data))
     except ValueError as exc:
@@ -654,18 +688,31 @@ def _answering(
     return answer
 
 
+def server_options(config: ServeConfig) -> dict[str, Any]:
+    """The options of uvicorn's server that ``config`` sets: the cap on connections and the
+    keep-alive timeout."""
+    return {"limit_concurrency": config.max_connections,
+            "timeout_keep_alive": config.keep_alive_seconds}
+
+
 @contextlib.contextmanager
 def running(app: Any, host: str = "127.0.0.1", port: int = 0,
-            log_level: str = "warning") -> Iterator[str]:
+            log_level: str = "warning", config: ServeConfig | None = None) -> Iterator[str]:
     """Run ``app`` with uvicorn in a background thread (for tests, benchmarks and embedding);
     yields its base URL ``http://HOST:PORT/v1`` (``port=0``: a free port) and stops it after.
+    The server's options come from ``config`` (:func:`server_options`), by default the one
+    :func:`create_app` made ``app`` with.
 
     Raises:
         ConfigError: the server did not start (e.g. the port is taken).
     """
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level))
+    if config is None:
+        service = getattr(getattr(app, "state", None), "service", None)
+        config = service.config if isinstance(service, _Service) else ServeConfig()
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                                           **server_options(config)))
     thread = threading.Thread(target=server.run, name="react-agent-serve", daemon=True)
     thread.start()
     while not server.started:

@@ -98,7 +98,14 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
             ``n`` other than 1, malformed messages, or a conversation that does not end with a
             user message or tool results.
     """
-    if body.get("n") not in (None, 1):
+    for name, kind, expected in _REQUEST_FIELDS:
+        if body.get(name) is not None and not isinstance(body[name], kind):
+            raise RequestError(f"{name} must be {expected}, got {_show(body[name])}.", name)
+    include_usage = (body.get("stream_options") or {}).get("include_usage")
+    if include_usage is not None and not isinstance(include_usage, bool):
+        raise RequestError(f"stream_options.include_usage must be true or false, got "
+                           f"{_show(include_usage)}.", "stream_options.include_usage")
+    if body.get("n") not in (None, 1) or body.get("n") is True:
         raise RequestError("Only n=1 is supported: one choice per request.", "n")
     toolbox = read_tools(body.get("tools"))
     choice = read_tool_choice(body.get("tool_choice"), toolbox)
@@ -114,6 +121,15 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
     system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions))
     return TurnPlan(toolbox, [{"role": "system", "content": system}, *dialogue.conversation],
                     choice, parallel, dialogue.task, dialogue.steps)
+
+
+_REQUEST_FIELDS = (
+    ("model", str, "a string"), ("stream", bool, "true or false"),
+    ("stream_options", dict, 'an object ({"include_usage": true})'),
+    ("parallel_tool_calls", bool, "true or false"), ("n", int, "1"),
+)
+"""The typed fields of a request besides ``messages``, ``tools`` and ``tool_choice`` (each may
+be left out or null)."""
 
 
 def read_tools(specs: Any) -> Toolbox:
@@ -132,18 +148,22 @@ def read_tools(specs: Any) -> Toolbox:
     for i, spec in enumerate(specs):
         fn = spec.get("function") if isinstance(spec, dict) else None
         if not isinstance(fn, dict) or spec.get("type", "function") != "function":
+            field = "" if not isinstance(spec, dict) else \
+                ".type" if spec.get("type", "function") != "function" else ".function"
             raise RequestError(
                 f'tools[{i}] is not a function tool: expected {{"type": "function", '
                 '"function": {"name": ..., "description": ..., "parameters": {...}}}.',
-                f"tools[{i}]",
+                f"tools[{i}]{field}",
             )
+        where = f"tools[{i}].function"
+        if not isinstance(fn.get("name"), str):
+            raise RequestError(f"{where}.name must be a string, got {_show(fn.get('name'))}.",
+                               f"{where}.name")
+        for name, kind, expected in _FUNCTION_FIELDS:
+            if fn.get(name) is not None and not isinstance(fn[name], kind):
+                raise RequestError(f"{where}.{name} must be {expected}, got {_show(fn[name])}.",
+                                   f"{where}.{name}")
         parameters = fn.get("parameters")
-        if parameters is not None and not isinstance(parameters, dict):
-            raise RequestError(
-                f"tools[{i}].function.parameters must be a JSON Schema object "
-                f'{{"type": "object", "properties": {{...}}}}, got {_show(parameters)}.',
-                f"tools[{i}].function.parameters",
-            )
         try:
             json_schema.check(parameters, f"tools[{i}].function.parameters")
         except ToolDefinitionError as exc:
@@ -154,10 +174,13 @@ def read_tools(specs: Any) -> Toolbox:
         cached = _TOOLBOXES.get(key)
     toolbox = cached[0] if cached else None
     if toolbox is None:
-        try:
-            toolbox = toolbox_from_specs({"type": "function", "function": fn} for fn in functions)
-        except ToolDefinitionError as exc:
-            raise RequestError(f"tools: {exc}", "tools") from exc
+        toolbox = Toolbox()
+        for i, fn in enumerate(functions):
+            try:  # one at a time, to name the tool at fault
+                for tool in toolbox_from_specs([{"type": "function", "function": fn}]).values():
+                    toolbox.add_tool(tool)
+            except ToolDefinitionError as exc:
+                raise RequestError(f"tools[{i}]: {exc}", f"tools[{i}].function") from exc
         with _CACHE_LOCK:
             if len(key) <= _TOOLBOXES.maxsize:
                 _TOOLBOXES[key] = (toolbox, len(key))
@@ -166,6 +189,13 @@ def read_tools(specs: Any) -> Toolbox:
 
 MAX_TOOLS = 128
 """The most tools one request may carry."""
+
+_FUNCTION_FIELDS = (
+    ("description", str, "a string"),
+    ("parameters", dict, 'a JSON Schema object {"type": "object", "properties": {...}}'),
+    ("strict", bool, "true or false"),
+)
+"""The typed fields of a function tool besides its name (each may be left out or null)."""
 
 TOOLBOX_CACHE_CHARS = 8 * 1024 * 1024
 """The toolboxes of recent requests are kept (a tool loop sends the same tools with every
@@ -241,7 +271,7 @@ def read_messages(messages: Any) -> Dialogue:
     task = ""
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
-        role = message.get("role") if isinstance(message, dict) else None
+        role = _role(message, where)
         if role != "tool" and results:
             conversation.append({"role": "user", "content": observation_message(results, task)})
             results = []
@@ -259,7 +289,11 @@ def read_messages(messages: Any) -> Dialogue:
                 steps.append(step)
                 calls.update((call_id, (call, step)) for call_id, call in made)
         elif role == "tool":
-            found = calls.get(str(message.get("tool_call_id")))
+            if not isinstance(message.get("tool_call_id"), str):
+                raise RequestError(f"{where}.tool_call_id must be the string id of an earlier "
+                                   f"tool call, got {_show(message.get('tool_call_id'))}.",
+                                   f"{where}.tool_call_id")
+            found = calls.get(message["tool_call_id"])
             if found is None:
                 raise RequestError(
                     f"{where} answers tool_call_id {message.get('tool_call_id')!r}, which no "
@@ -298,7 +332,7 @@ def plain_messages(messages: Any) -> list[Message]:
         raise RequestError("messages must be a non-empty list.", "messages")
     plain = []
     for i, message in enumerate(messages):
-        role = message.get("role") if isinstance(message, dict) else None
+        role = _role(message, f"messages[{i}]")
         if role not in ("system", "developer", "user", "assistant"):
             raise RequestError(
                 f"messages[{i}] has role {role!r}; without tools, expected system, developer, "
@@ -310,23 +344,52 @@ def plain_messages(messages: Any) -> list[Message]:
     return plain
 
 
+def _role(message: Any, where: str) -> Any:
+    """The role of a message (checked by the caller against the roles it takes).
+
+    Raises:
+        RequestError: the message is not an object.
+    """
+    if not isinstance(message, dict):
+        raise RequestError(f'{where} must be a message object {{"role": ..., "content": ...}}, '
+                           f"got {_show(message)}.", where)
+    return message.get("role")
+
+
 def _assistant(message: dict[str, Any], where: str) -> tuple[str, list[tuple[str, ToolCall]]]:
     """An assistant message as the envelope the model writes, and its calls by id."""
     text = _text(message.get("content"), where)
-    tool_calls = message.get("tool_calls") or []
+    tool_calls = message.get("tool_calls")
+    if tool_calls is None:
+        tool_calls = []
     if not isinstance(tool_calls, list):
         raise RequestError(f"{where}.tool_calls must be a list.", f"{where}.tool_calls")
     if not tool_calls:
         return _dumps({"action": {"final_answer": text}}), []
     actions, made = [], []
     for j, item in enumerate(tool_calls):
-        fn = item.get("function") if isinstance(item, dict) else None
-        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+        at = f"{where}.tool_calls[{j}]"
+        if not isinstance(item, dict):
+            raise RequestError(f'{at} must be a tool call object {{"id": ..., "type": '
+                               f'"function", "function": {{...}}}}, got {_show(item)}.', at)
+        if not isinstance(item.get("id"), str):
+            raise RequestError(f"{at}.id must be a string, got {_show(item.get('id'))}.",
+                               f"{at}.id")
+        if item.get("type", "function") not in ("function", None):
+            raise RequestError(f'{at}.type must be "function", got {_show(item["type"])}.',
+                               f"{at}.type")
+        fn = item.get("function")
+        if not isinstance(fn, dict):
+            raise RequestError(f"{where}.tool_calls[{j}] has no function.",
+                               f"{where}.tool_calls[{j}].function")
+        if not isinstance(fn.get("name"), str):
             raise RequestError(f"{where}.tool_calls[{j}] has no function name.",
-                               f"{where}.tool_calls[{j}]")
+                               f"{where}.tool_calls[{j}].function.name")
+        arguments = fn.get("arguments")
         try:
-            args = loads(fn.get("arguments") or "{}")
-        except (TypeError, ValueError):
+            args = loads(arguments or "{}") if isinstance(arguments, (str, type(None))) \
+                else None
+        except ValueError:
             args = None
         if not isinstance(args, dict):
             raise RequestError(
@@ -335,7 +398,7 @@ def _assistant(message: dict[str, Any], where: str) -> tuple[str, list[tuple[str
                 f"{where}.tool_calls[{j}].function.arguments",
             )
         call = ToolCall(fn["name"], args)
-        made.append((str(item.get("id")), call))
+        made.append((item["id"], call))
         actions.append(call.to_dict())
     envelope: dict[str, Any] = {"thought": text} if text else {}
     envelope["action"] = actions[0] if len(actions) == 1 else actions

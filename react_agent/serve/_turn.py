@@ -23,12 +23,13 @@ from typing import Any, ClassVar
 from .._protocol import Invoke, Query
 from .._run import Run, Setup
 from ..agent._loop import react
-from ..agent._model_io import aquery
+from ..agent._model_io import advance, aquery
 from ..errors import OutputParseError
 from ..events import AnswerToken, ParseFailed, RunFinished
 from ..models.base import ChatModel, estimate_tokens
 from ..parsing import parse_error
 from ..policies import Policy, default_policies
+from ..tools import _schema as json_schema
 from ..tools._invoker import prepare
 from ..types import ModelReply, Reply, RunResult, Step, ToolCall, ToolResult
 from ._openai import TurnPlan
@@ -104,7 +105,9 @@ def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
 
     Raises:
         OutputParseError: the reply breaks ``tool_choice``, or a call names an unknown tool or
-            has invalid arguments (the message is the one the invoker would give the model).
+            has invalid arguments (the message is the one the invoker would give the model),
+            or arguments that could not be checked within
+            :data:`~react_agent.tools._schema.VALIDATION_SECONDS` (for all the calls together).
     """
     choice = plan.choice
     if reply.final_answer is not None:
@@ -125,8 +128,9 @@ def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
                           f"{choice.name}.")
     ready: list[Call] = []
     failed: list[ToolResult] = []
-    for call in calls:
-        prepared = prepare(plan.toolbox, call)
+    with json_schema.budget():  # one for all the calls of the reply, however many
+        prepared_calls = [prepare(plan.toolbox, call) for call in calls]
+    for call, prepared in zip(calls, prepared_calls, strict=True):
         if isinstance(prepared, ToolResult):
             failed.append(prepared)
         else:
@@ -163,7 +167,10 @@ async def take_turn(
     ``stream``, and only where a final answer is allowed), then one :class:`TurnResult`.
 
     A reply whose answer was already partly handed out is not retried (the client has seen
-    it): if it then turns out unusable, the result carries the error.
+    it): if it then turns out unusable, the result carries the error. The engine's own steps
+    (parsing, policies, checking the arguments against the client's schemas, each check
+    bounded by :data:`~react_agent.tools._schema.VALIDATION_SECONDS`) run in a worker thread,
+    so that the server answers other requests meanwhile.
 
     Raises:
         ModelError: the backend failed (its own retries are done); any other exception of the
@@ -180,8 +187,10 @@ async def take_turn(
     value: Any = None
     try:
         while True:
-            item = loop.send(value)
-            value = None
+            ended, item = await advance(loop, value)  # in a worker thread: the event loop
+            value = None  # answers other clients while a reply is parsed and checked
+            if ended:  # pragma: no cover - the loop always ends with RunFinished
+                break
             if isinstance(item, Query):
                 async for piece in aquery(model, item, stream=stream):
                     if isinstance(piece, ModelReply):
@@ -203,8 +212,6 @@ async def take_turn(
                 return
             elif isinstance(item, RunFinished):
                 break
-    except StopIteration:  # pragma: no cover - the loop always ends with RunFinished
-        pass
     finally:
         loop.close()
     answer = result.final_answer if result.status == "final_answer" else None

@@ -18,13 +18,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from .._json import shown_json, text_json
 from .._lexical import did_you_mean as _did_you_mean
 from ..types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
 from . import _schema as json_schema
 from ._toolbox import Tool, Toolbox
+
+_T = TypeVar("_T")
 
 DEFAULT_MAX_OBSERVATION_CHARS = 8000
 """Observations longer than this (characters) are cut, with a marker saying how much was cut."""
@@ -37,6 +39,11 @@ parser refuses them: nothing real nests so deep, and deeper values break recursi
 MAX_INTEGER_DIGITS = 4300
 """Integers longer than this (decimal digits; Python's default limit for turning an integer into
 text) are refused as arguments, and a numeric string this long is not turned into a number."""
+
+
+MAX_PROBLEMS = 50
+"""At most this many ways the arguments break the schema are found and told (the first, in the
+schema's order): more would not fit an observation, and each costs the showing of its value."""
 
 
 Approver = Callable[[Tool, dict[str, Any]], bool]
@@ -88,9 +95,13 @@ def invoke_all(
     time; results in the order given, one failing call does not affect the others. A single
     call runs like :func:`invoke`: in the caller's thread unless its tool has a timeout.
 
+    The arguments of all the calls are checked within one budget
+    (:data:`~react_agent.tools._schema.VALIDATION_SECONDS`, however many calls there are).
     Approvals are asked one call at a time, in order, before any call runs.
     """
-    prepared = [prepare(toolbox, c, approver, max_chars=max_chars) for c in calls]
+    checked = _all_checked(toolbox, calls, max_chars)
+    prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars)
+                for c in checked]
     ready = [p for p in prepared if isinstance(p, _Ready)]
     width = max(1, max_workers)
     done: list[ToolResult] = []
@@ -115,8 +126,14 @@ async def ainvoke_all(
     """:func:`invoke_all` for asyncio: ``async def`` tools are awaited on the running loop
     (abandoned, cancelled, after their timeout), plain tools run in worker threads (so that
     they do not block the event loop); at most ``max_workers`` at once; results in the order
-    given. Cancelling the caller cancels the ``async def`` tools still running."""
-    prepared = [prepare(toolbox, c, approver, max_chars=max_chars) for c in calls]
+    given. Cancelling the caller cancels the ``async def`` tools still running.
+
+    The arguments are cleaned and checked in a worker thread too, all within one budget (a
+    costly schema takes up to :data:`~react_agent.tools._schema.VALIDATION_SECONDS`); approvals
+    are asked on the event loop's thread, in order, before any call runs."""
+    checked = await in_worker(lambda: _all_checked(toolbox, calls, max_chars))
+    prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars)
+                for c in checked]
     limit = asyncio.Semaphore(max(1, max_workers))
 
     async def one(item: ToolResult | _Ready) -> ToolResult:
@@ -131,6 +148,36 @@ async def ainvoke_all(
                 return _result(item, "raised", exc, 0.0, max_chars)
 
     return list(await asyncio.gather(*(one(p) for p in prepared)))
+
+
+async def in_worker(work: Callable[[], _T]) -> _T:
+    """``work()`` in a worker thread, so that the event loop answers others meanwhile; what it
+    raises is raised here. If the caller is cancelled, ``work`` (bounded CPU work) is let
+    finish first, then the cancellation goes on; with no thread to be had, ``work`` runs
+    here."""
+
+    def guarded() -> tuple[bool, Any]:
+        try:
+            return True, work()
+        except BaseException as exc:  # raised below, in the caller
+            return False, exc
+
+    task = asyncio.ensure_future(asyncio.to_thread(guarded))
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    try:
+        done, value = task.result()
+    except RuntimeError:  # no worker thread can be started
+        return work()
+    if not done:
+        raise value
+    return cast(_T, value)
 
 
 async def _run_on_loop(ready: _Ready, max_chars: int) -> ToolResult:
@@ -185,7 +232,17 @@ def prepare(
 
     Arguments no tool can mean are refused before cleaning: nested deeper than
     :data:`MAX_ARGS_DEPTH`, a number that is not finite (``NaN``, ``Infinity``) or an integer
-    longer than :data:`MAX_INTEGER_DIGITS` digits."""
+    longer than :data:`MAX_INTEGER_DIGITS` digits. Cleaning and checking take at most
+    :data:`~react_agent.tools._schema.VALIDATION_SECONDS` together: arguments that cannot be
+    checked within it are refused as invalid (never run unchecked)."""
+    checked = _checked(toolbox, call, max_chars)
+    if isinstance(checked, ToolResult):
+        return checked
+    return _approved(checked, approver, max_chars)
+
+
+def _checked(toolbox: Toolbox, call: ToolCall, max_chars: int) -> ToolResult | _Ready:
+    """:func:`prepare` without the approval: CPU work only, bounded, safe in any thread."""
     tool = toolbox.get(call.name)
     if tool is None:
         text = _unknown_tool(toolbox, call.name)
@@ -194,19 +251,43 @@ def prepare(
     if unusable:
         text = _invalid(tool, unusable, f"Call {tool.name} again with corrected args.")
         return ToolResult(call, _cut(text, max_chars), ok=False, error="invalid_args")
-    args, changes = _clean_args(tool.parameters, call.args)
-    cleaning, kinds = [words for words, _ in changes], [kind for _, kind in changes]
-    problems = control_character_problems(args) + check_args(tool.parameters, args)
+    args = call.args  # what a refusal keeps if the cleaning runs out
+    cleaning: list[str] = []
+    kinds: list[str] = []
+    try:
+        with json_schema.budget():  # cleaning, checking and the hint: VALIDATION_SECONDS in all
+            args, changes = _clean_args(tool.parameters, call.args)
+            cleaning, kinds = [words for words, _ in changes], [kind for _, kind in changes]
+            problems = control_character_problems(args) + _problems(tool.parameters, args)
+            if problems:
+                text = _invalid(tool, problems, _what_to_change(toolbox, tool, call.args))
+    except json_schema.Unchecked as exc:
+        problems = [_unchecked(exc)]
+        text = _invalid(tool, problems, f"Call {tool.name} again with simpler args (shorter "
+                        "text, fewer items), or use another tool.")
     if problems:
-        text = _invalid(tool, problems, _what_to_change(toolbox, tool, call.args))
         return ToolResult(call, _cut(text, max_chars), ok=False, error="invalid_args", args=args,
                           cleaning=cleaning, cleaning_kinds=kinds)
-    if tool.requires_approval:
-        refusal = _ask_approval(approver, tool, args)
-        if refusal:
-            return ToolResult(call, _cut(refusal, max_chars), False, "declined", args, cleaning,
-                              cleaning_kinds=kinds)
     return _Ready(call, tool, args, cleaning, kinds)
+
+
+def _all_checked(toolbox: Toolbox, calls: Sequence[ToolCall], max_chars: int
+                 ) -> list[ToolResult | _Ready]:
+    """:func:`_checked` of each call, all within one budget."""
+    with json_schema.budget():
+        return [_checked(toolbox, c, max_chars) for c in calls]
+
+
+def _approved(ready: _Ready, approver: Approver | None, max_chars: int) -> ToolResult | _Ready:
+    """``ready``, or the result saying why it does not run (its tool needs approval and the
+    approver declined)."""
+    if not ready.tool.requires_approval:
+        return ready
+    refusal = _ask_approval(approver, ready.tool, ready.args)
+    if refusal:
+        return ToolResult(ready.call, _cut(refusal, max_chars), False, "declined", ready.args,
+                          ready.cleaning, cleaning_kinds=ready.cleaning_kinds)
+    return ready
 
 
 def _invalid(tool: Tool, problems: list[str], last_line: str) -> str:
@@ -255,9 +336,17 @@ def _too_long(number: int) -> bool:
 def _what_to_change(toolbox: Toolbox, tool: Tool, sent: dict[str, Any]) -> str:
     """The last line of an invalid-arguments observation: the tools whose arguments the sent
     ones fit as they are (the model often sends the right arguments to the wrong tool), or the
-    call again with corrected arguments."""
-    fits = [other.name for other in toolbox.values() if other is not tool and sent
-            and not check_args(other.parameters, clean_args(other.parameters, sent)[0])]
+    call again with corrected arguments. The other tools are tried within what is left of the
+    call's budget; those not tried by then are left out."""
+    fits = []
+    for other in toolbox.values():
+        if other is tool or not sent:
+            continue
+        try:
+            if not _problems(other.parameters, clean_args(other.parameters, sent)[0]):
+                fits.append(other.name)
+        except json_schema.Unchecked:
+            break
     again = f"call {tool.name} again with corrected args"
     if fits:
         names = " or ".join(fits[:3])
@@ -285,6 +374,8 @@ def argument_for_bare_value(toolbox: Toolbox, tool_name: str, value: Any) -> str
         if not json_schema.validator(spec).is_valid(value):
             return None
     except json_schema.UnresolvedReference:  # a reference to the rest of the tool's schema
+        return None
+    except json_schema.Unchecked:  # not decided in time: the value is not taken as fitting
         return None
     return str(required[0])
 
@@ -473,7 +564,9 @@ def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, 
     reject (``"5 apples"`` stays a string, and so does a number that would not mean what was
     written: ``"1e999"``, an integer of thousands of digits; see :func:`_coerce`). Nested arrays
     and objects are cleaned the same way. Never raises for JSON values nested at most
-    :data:`MAX_ARGS_DEPTH` deep (:func:`prepare` refuses deeper ones first).
+    :data:`MAX_ARGS_DEPTH` deep (:func:`prepare` refuses deeper ones first), but
+    :class:`~react_agent.tools._schema.Unchecked` when run inside a
+    :func:`~react_agent.tools._schema.budget` that runs out (as :func:`prepare` runs it).
 
     Returns:
         ``(cleaned args, changes)``; each change in words, e.g. ``'days: "5" -> 5'``.
@@ -518,6 +611,7 @@ def _clean_object(
 
 def _clean(spec: dict[str, Any], value: Any, where: str, path: str,
            changes: list[_Change]) -> Any:
+    json_schema.spend("cleaning the arguments")  # an enum may be long, and so may the args
     cleaned = value.strip() if isinstance(value, str) else value
     types = _types(spec)
     kind = _json_type(cleaned) if types else ""
@@ -660,7 +754,27 @@ def _brief(value: Any, limit: int) -> str:
 
 
 def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
-    """Validate ``args`` against the tool's JSON Schema; one plain-words problem per field."""
+    """Validate ``args`` against the tool's JSON Schema; one plain-words problem per field.
+
+    The check takes at most :data:`~react_agent.tools._schema.VALIDATION_SECONDS` (or what is
+    left of the budget it runs in): arguments it cannot decide within that (a costly schema:
+    a backtracking ``pattern``, ``anyOf`` nested through references) get the one problem
+    saying so, and must not be used."""
+    try:
+        with json_schema.budget():
+            return _problems(schema, args)
+    except json_schema.Unchecked as exc:
+        return [_unchecked(exc)]
+
+
+def _unchecked(exc: json_schema.Unchecked) -> str:
+    return f"(args): could not be checked against the tool's schema within " \
+        f"{json_schema.VALIDATION_SECONDS:g} s ({exc.reason}); the call was not run"
+
+
+def _problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
+    """:func:`check_args` inside a budget: raises :class:`~react_agent.tools._schema.Unchecked`
+    when the arguments cannot be checked within it."""
     problems: list[str] = []
     props: dict[str, Any] = schema.get("properties", {})
     if schema.get("additionalProperties", False) is False:
@@ -674,7 +788,8 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
     if json_schema.surely_valid(schema, args):
         return problems
     try:
-        errors = sorted(json_schema.validator(schema).iter_errors(args), key=_error_key)
+        errors: list[Any] = sorted(json_schema.validator(schema).errors(args, MAX_PROBLEMS),
+                                   key=_error_key)
     except json_schema.UnresolvedReference as exc:
         return [*problems, f"(args): the tool's schema has a reference that cannot be "
                 f"followed ({exc}); this tool cannot be called as it is declared"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -48,7 +49,7 @@ from react_agent.events import (
 )
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
-from react_agent.policies import Review, default_policies
+from react_agent.policies import Policy, Review, default_policies
 
 NO_REVIEW = default_policies(off=["review"])
 NO_BEST_EFFORT = default_policies(off=["best_effort"])
@@ -802,6 +803,67 @@ def test_cancelling_aiter_ends_with_interrupted_then_cancelled() -> None:
     result = seen[-1].result
     assert result.status == "interrupted"
     assert result.steps[0].tool_calls[0].name == "wait_forever"
+
+
+class Recording(Policy):
+    """Records the thread each reply is read on; waits for ``go`` first, if given."""
+
+    name = "recording"
+
+    def __init__(self, go: threading.Event | None = None) -> None:
+        self.threads: list[int] = []
+        self.entered = threading.Event()
+        self.go = go
+
+    def after_reply(self, run: Any, step: Step, reply: Any) -> Any:
+        self.threads.append(threading.get_ident())
+        self.entered.set()
+        if self.go is not None:
+            self.go.wait(30)
+        return reply
+
+
+def test_aiter_reads_and_checks_replies_off_the_event_loop(toolbox: Toolbox) -> None:
+    """Hostile input (issue 38, item 1): the loop's steps (parsing, policies, the check of
+    the arguments) ran on the event loop, holding every other task of it meanwhile."""
+    recording = Recording()
+    agent = Agent(ScriptedModel([act("get_weather", city="Paris"), final("18 °C")]), toolbox,
+                  policies=[*NO_REVIEW, recording])
+
+    async def run() -> tuple[int, RunResult]:
+        return threading.get_ident(), await agent.arun(TASK)
+
+    loop_thread, result = asyncio.run(run())
+    assert result.status == "final_answer" and len(recording.threads) == 2
+    assert loop_thread not in recording.threads
+
+
+def test_cancelling_aiter_while_a_reply_is_being_read_ends_with_interrupted(
+    toolbox: Toolbox
+) -> None:
+    """A cancellation that comes while the loop's step runs in its worker thread waits for
+    the step, then ends the run as any cancellation does."""
+    go = threading.Event()
+    recording = Recording(go)
+    agent = Agent(ScriptedModel([act("get_weather", city="Paris")]), toolbox,
+                  policies=[*NO_REVIEW, recording])
+    seen: list[Any] = []
+
+    async def consume() -> None:
+        async for event in agent.aiter(TASK):
+            seen.append(event)
+
+    async def main() -> None:
+        task = asyncio.create_task(consume())
+        await asyncio.to_thread(recording.entered.wait, 30)
+        task.cancel()
+        await asyncio.sleep(0)
+        go.set()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert isinstance(seen[-1], RunFinished) and seen[-1].result.status == "interrupted"
 
 
 # -- nothing in a reply is executed as code -----------------------------------------------------

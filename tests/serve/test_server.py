@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -21,8 +22,10 @@ import openai
 import pytest
 from probes import CountingListener, opened
 
+from react_agent.errors import ConfigError
 from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
-from react_agent.serve._app import ServeConfig, create_app, running
+from react_agent.policies import Policy, default_policies
+from react_agent.serve._app import ServeConfig, create_app, running, server_options
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather of a city.",
@@ -283,7 +286,9 @@ def test_a_stream_that_breaks_off_ends_in_an_error_event(
     [
         ({"tools": [{"type": "function", "function": {
             "name": "f", "description": "d", "parameters": {"type": "array"}}}]},
-         "tools", "JSON Schema object"),
+         "tools[0].function", "JSON Schema object"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "description": 5}}]},
+         "tools[0].function.description", "must be a string"),
         ({"tool_choice": "whenever"}, "tool_choice", "tool_choice must be"),
         ({"tool_choice": {"type": "function", "function": {"name": "get_news"}}},
          "tool_choice", "not in tools"),
@@ -315,6 +320,90 @@ def nested_tool(levels: int, leaf: dict[str, Any] | None = None) -> dict[str, An
         node = {"type": "object", "properties": {"a": node}}
     return {"type": "function", "function": {"name": "deep", "description": "Deep.",
                                              "parameters": node}}
+
+
+class Waiting(Policy):
+    """Reads each reply only once :attr:`go` is set (or 10 s have passed); records whether
+    it was let go, and signals when it starts waiting."""
+
+    name = "waiting"
+
+    def __init__(self) -> None:
+        self.go, self.entered = threading.Event(), threading.Event()
+        self.released: list[bool] = []
+
+    def after_reply(self, run: Any, step: Any, reply: Any) -> Any:
+        self.entered.set()
+        self.released.append(self.go.wait(10))
+        return reply
+
+
+def test_health_is_answered_while_a_reply_is_being_checked(serve: Callable[..., str]) -> None:
+    """Hostile input (issue 38, item 1): the model's reply was parsed and its arguments
+    checked against the client's schema on the event loop; a costly schema froze the server
+    for every client, ``/health`` included. The reply is checked in a worker thread: here it
+    waits until ``/health`` has been answered."""
+    waiting = Waiting()
+    url = serve(ScriptedModel([act("get_weather", {"city": "Paris"})]),
+                policies=[*default_policies(off=["review", "best_effort"]), waiting])
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(httpx2.post, f"{url}/chat/completions", timeout=60, json={
+            "model": "any", "messages": USER, "tools": [WEATHER]})
+        assert waiting.entered.wait(30)
+        health = httpx2.get(f"{url.removesuffix('/v1')}/health", timeout=60)
+        assert health.status_code == 200
+        waiting.go.set()
+        response = pending.result()
+    assert waiting.released == [True]
+    assert response.status_code == 200
+    [call] = response.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
+
+
+def tool_f(parameters: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": "f", "description": "F.",
+                                             "parameters": parameters}}
+
+
+def test_arguments_too_costly_to_check_are_asked_again_within_the_budget(
+    serve: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile input (issue 38, item 1): a client's backtracking ``pattern`` took as long as
+    the model's argument made it. The check stops at the validation budget; the reply is
+    treated as any invalid one: the model is told, and asked again."""
+    from react_agent.tools import _schema
+
+    monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
+    model = ScriptedModel([act("f", {"a": "a" * 40 + "!"}), act("f", {"a": "aaa"})])
+    url = serve(model)
+    response = httpx2.post(f"{url}/chat/completions", timeout=60, json={
+        "model": "any", "messages": USER, "tools": [tool_f({"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "^(a|a)*$"}}})]})
+    assert response.status_code == 200, response.text
+    [call] = response.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"a": "aaa"}
+    told = model.calls[1][-1]["content"]
+    assert "could not be checked against the tool's schema within 0.2 s" in told
+
+
+def test_unique_items_over_thousands_of_objects_is_checked_at_once(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 38, item 1): ``uniqueItems`` over a few thousand objects took
+    ~45 s (every pair compared), on the event loop."""
+    items = [{"k": i} for i in range(3000)]
+    url = serve(ScriptedModel([act("f", {"a": items}), act("f", {"a": [*items, {"k": 7}]}),
+                               act("f", {"a": items[:2]})]))
+    tools = [tool_f({"type": "object", "properties": {
+        "a": {"type": "array", "uniqueItems": True}}})]
+    first = httpx2.post(f"{url}/chat/completions", timeout=30, json={
+        "model": "any", "messages": USER, "tools": tools})
+    [call] = first.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"a": items}
+    second = httpx2.post(f"{url}/chat/completions", timeout=30, json={
+        "model": "any", "messages": USER, "tools": tools})
+    [call] = second.json()["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"a": items[:2]}  # a duplicate: again
 
 
 def test_a_deeply_nested_tool_schema_is_a_400_and_the_server_keeps_answering(
@@ -405,9 +494,13 @@ def test_a_number_no_argument_can_hold_is_asked_again_not_a_500(
 
 
 @pytest.mark.parametrize(("tool", "param", "words"), [
-    (nested_tool(1, {"type": ["int", "any", 5]}), "tools", "Tool 'deep': parameters is not"),
+    (nested_tool(1, {"type": ["int", "any", 5]}), "tools[0].function",
+     "Tool 'deep': parameters is not"),
     (nested_tool(1, {"$ref": "#/$defs/missing"}), "tools[0].function.parameters", "nowhere"),
-    (nested_tool(1, {"type": "string", "pattern": "("}), "tools", "'(' is not a 'regex'"),
+    (nested_tool(1, {"type": "string", "pattern": "("}), "tools[0].function",
+     "'(' is not a 'regex'"),
+    (nested_tool(1, {"type": "string", "pattern": "(" * 3000 + ")" * 3000}), "tools[0].function",
+     "could not be checked as a JSON Schema (RecursionError)"),
 ])
 def test_a_client_schema_we_cannot_use_is_a_400_naming_it(
     serve: Callable[..., str], tool: dict[str, Any], param: str, words: str
@@ -582,6 +675,85 @@ def test_a_server_key_is_required_when_set(serve: Callable[..., str]) -> None:
     assert client.chat.completions.create(model="any", messages=USER, tools=[WEATHER]) \
         .choices[0].message.content == "hi"
     assert httpx2.get(url.removesuffix("/v1") + "/health").json()["status"] == "ok"
+
+
+@pytest.mark.parametrize("key", ["", "  "])
+def test_an_empty_api_key_is_refused_at_start(key: str) -> None:
+    """Hostile input (issue 38, item 9): ``--api-key ""`` let ``Authorization: Bearer`` with
+    no token in, and turned the Host check off."""
+    with pytest.raises(ConfigError, match="api_key is empty"):
+        ServeConfig(api_key=key)
+
+
+def test_a_server_answers_to_the_address_it_is_bound_to_and_no_other_name(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 38, item 9): ``serve --host 127.0.0.2`` refused its own printed
+    URL (403): only the loopback names were allowed hosts."""
+    with running(create_app(ScriptedModel([answer("hi")] * 2)), host="127.0.0.2") as url:
+        assert url.startswith("http://127.0.0.2:")
+        body = {"messages": USER, "tools": [WEATHER]}
+        assert httpx2.post(f"{url}/chat/completions", json=body).status_code == 200
+        assert httpx2.get(f"{url.removesuffix('/v1')}/health").status_code == 200
+        rebound = httpx2.post(f"{url}/chat/completions", json=body,
+                              headers={"host": "evil.example"})
+        assert rebound.status_code == 403 and error_of(rebound)["code"] == "host_not_allowed"
+        other = httpx2.post(f"{url}/chat/completions", json=body, headers={"host": "127.0.0.3"})
+        assert other.status_code == 403
+
+
+def raw_request(url: str, head: bytes, body: bytes) -> socket.socket:
+    """A connection to the server at ``url`` that sent ``head`` and the start of a body."""
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    connection = socket.create_connection((host, int(port)), timeout=30)
+    connection.sendall(head + body)
+    return connection
+
+
+def test_a_body_that_does_not_arrive_in_time_is_a_408_and_the_connection_closes(
+    serve: Callable[..., str]
+) -> None:
+    """Hostile input (issue 38, item 9): there was no timeout on reading a request body, so
+    slow bodies (a byte now and then) held their connections open without end."""
+    url = serve(ScriptedModel([]), body_seconds=0.5)
+    head = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+    with raw_request(url, head, b'{"messages": ') as connection:
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            piece = connection.recv(65536)
+            if not piece:
+                break
+            answer += piece
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        assert b"request_timeout" in answer
+        while connection.recv(65536):  # the server closes the connection
+            pass
+
+
+def test_connections_past_the_cap_get_503_until_some_close(serve: Callable[..., str]) -> None:
+    """Hostile input (issue 38, item 9): there was no cap on connections (1,100 slow bodies
+    were held open at once); past ``max_connections`` the server answers 503 at once."""
+    url = serve(ScriptedModel([]), max_connections=3)
+    health = f"{url.removesuffix('/v1')}/health"
+    idle = [raw_request(url, b"", b"") for _ in range(3)]
+    try:
+        assert httpx2.get(health).status_code == 503
+    finally:
+        for connection in idle:
+            connection.close()
+    for _ in range(100):  # the server sees the closes as they come
+        if httpx2.get(health).status_code == 200:
+            break
+        time.sleep(0.05)
+    assert httpx2.get(health).status_code == 200
+
+
+def test_the_server_options_come_from_the_config() -> None:
+    assert server_options(ServeConfig(max_connections=7, keep_alive_seconds=2.5)) == {
+        "limit_concurrency": 7, "timeout_keep_alive": 2.5}
+    with pytest.raises(ConfigError):
+        ServeConfig(body_seconds=0)
 
 
 class Held:

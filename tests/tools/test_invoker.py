@@ -673,6 +673,86 @@ def test_ainvoke_all_bounds_concurrency() -> None:
     assert running["max"] == 3
 
 
+def test_ainvoke_all_checks_arguments_off_the_event_loop_and_asks_approvals_on_it(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile input (issue 38, item 1): the arguments were checked on the event loop, so a
+    costly schema held every other task of the loop (every client of ``serve``)."""
+    import react_agent.tools._invoker as invoker
+
+    threads: dict[str, set[int]] = {"check": set(), "approve": set()}
+    checked = invoker._problems
+
+    def spy(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
+        threads["check"].add(threading.get_ident())
+        return checked(schema, args)
+
+    monkeypatch.setattr(invoker, "_problems", spy)
+    tb = Toolbox()
+
+    @tb.tool(requires_approval=True)
+    def remove(path: str) -> str:
+        """Remove a file."""
+        return f"removed {path}"
+
+    def approve(tool: Any, args: dict[str, Any]) -> bool:
+        threads["approve"].add(threading.get_ident())
+        return True
+
+    async def run() -> tuple[int, list[ToolResult]]:
+        results = await ainvoke_all(tb, [call("remove", path="a"), call("remove", path="b")],
+                                    approver=approve)
+        return threading.get_ident(), results
+
+    loop_thread, results = asyncio.run(run())
+    assert [r.observation for r in results] == ["removed a", "removed b"]
+    assert threads["check"] and loop_thread not in threads["check"]
+    assert threads["approve"] == {loop_thread}
+
+
+def test_a_tool_with_a_timeout_and_a_backtracking_pattern_is_refused_within_the_budget(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile input (issue 38, item 5): the pattern ran before the call's timeout applied,
+    for as long as it backtracked. The check has its own budget: past it the call is refused
+    as invalid, and the tool never runs."""
+    from react_agent.tools import _schema
+
+    monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
+    ran: list[str] = []
+    tb = Toolbox()
+    tb.add(lambda key: ran.append(key), name="lookup", description="Look a key up.", timeout=5,
+           parameters={
+        "type": "object", "properties": {"key": {"type": "string", "pattern": "^(a|a)*$"}},
+        "required": ["key"]})
+    for results in (invoke_all(tb, [call("lookup", key="a" * 27 + "!")]),
+                    asyncio.run(ainvoke_all(tb, [call("lookup", key="a" * 27 + "!")]))):
+        [result] = results
+        assert result.error == "invalid_args" and not result.ok
+        assert "could not be checked against the tool's schema within 0.2 s" in \
+            result.observation
+        assert "takes too long" in result.observation and "not run" in result.observation
+    assert ran == []
+    assert invoke(tb, call("lookup", key="aaa")).ok and ran == ["aaa"]
+
+
+def test_cleaning_many_values_against_a_long_enum_stays_within_the_budget(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cleaning compares a value outside an ``enum`` with each of its values: many values and
+    a long enum multiply. The cleaning counts against the call's budget too."""
+    from react_agent.tools import _schema
+
+    monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
+    tb = Toolbox()
+    tb.add(lambda tags: len(tags), name="tag", description="Tag things.", parameters={
+        "type": "object", "properties": {"tags": {"type": "array", "items": {
+            "type": "string", "enum": [f"tag{i}" for i in range(5000)]}}}})
+    result = invoke(tb, call("tag", tags=[f"other{i}" for i in range(20_000)]))
+    assert result.error == "invalid_args" and "could not be checked" in result.observation
+    assert "cleaning the arguments" in result.observation
+
+
 # -- helpers the agent uses for unusable replies -------------------------------------------------
 def test_argument_for_bare_value() -> None:
     tb = Toolbox()
@@ -1247,3 +1327,15 @@ def test_a_thread_that_cannot_be_started_is_an_observation(
     assert [r.observation for r in invoke_all(tb, [call("limited"), call("limited")])] == \
         [expected] * 2
     assert [r.observation for r in asyncio.run(ainvoke_all(tb, [call("plain")]))] == [expected]
+
+
+def test_only_the_first_problems_are_found_and_told() -> None:
+    """Each problem costs the showing of its value; a value with thousands of wrong items
+    (each a problem) is told by its first :data:`MAX_PROBLEMS`."""
+    from react_agent.tools._invoker import MAX_PROBLEMS
+
+    schema = {"type": "object", "properties": {"a": {"type": "array",
+                                                     "items": {"type": "string"}}}}
+    problems = check_args(schema, {"a": list(range(10_000))})
+    assert len(problems) == MAX_PROBLEMS
+    assert problems[0] == "a.0: expected string, got 0"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 from probes import CountingListener, opened
 
 from react_agent import Toolbox, ToolCall
@@ -241,3 +242,153 @@ def test_surely_valid_decides_the_common_tool_schemas(schema: dict[str, Any], va
 ])
 def test_surely_valid_leaves_the_rest_to_the_validator(schema: dict[str, Any], value: Any) -> None:
     assert not json_schema.surely_valid(schema, value)
+
+
+# -- bounded validation: whatever the schema and the arguments, one check costs at most the budget
+
+@pytest.fixture
+def short_budget(monkeypatch: pytest.MonkeyPatch) -> float:
+    """A validation budget of 0.2 s (the default, 1 s, made short to keep the tests short)."""
+    monkeypatch.setattr(json_schema, "VALIDATION_SECONDS", 0.2)
+    return 0.2
+
+
+SLOW = "^(a|a)*$"
+"""A pattern that backtracks: each character of a value it does not match doubles the work."""
+LONG = "a" * 27 + "!"
+"""A value on which ``re`` would search SLOW for about 2**27 steps (tens of seconds)."""
+
+
+@pytest.mark.parametrize(("schema", "value"), [
+    ({"properties": {"a": {"type": "string", "pattern": SLOW}}}, {"a": LONG}),
+    ({"patternProperties": {SLOW: {"type": "string"}}}, {LONG: "x"}),
+    ({"properties": {"b": {}}, "patternProperties": {SLOW: {}},
+      "additionalProperties": False}, {LONG: "x"}),
+    ({"patternProperties": {SLOW: {}}, "unevaluatedProperties": False}, {LONG: "x"}),
+    ({"propertyNames": {"pattern": SLOW}}, {LONG: "x"}),
+    ({"properties": {"a": {"type": "array", "items": {"pattern": SLOW}}}},
+     {"a": ["b", "c", LONG]}),
+])
+def test_a_backtracking_pattern_is_cut_at_the_budget_wherever_it_runs(
+    short_budget: float, schema: dict[str, Any], value: Any
+) -> None:
+    """Hostile input (issue 38, item 1): ``re`` ran a client's pattern for as long as the
+    pattern and the argument made it (doubling with each character), on the event loop."""
+    with pytest.raises(json_schema.Unchecked, match="takes too long") as caught:
+        json_schema.validator(schema).errors(value)
+    assert SLOW in caught.value.reason
+    problems = check_args({"type": "object", **schema}, value)
+    assert len(problems) == 1 and "could not be checked" in problems[0] \
+        and "the call was not run" in problems[0]
+
+
+def test_a_pattern_keeps_its_meaning() -> None:
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": r"^\d{3}$"}},
+              "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False}
+    checker = json_schema.validator(schema)
+    assert checker.is_valid({"code": "123", "x-a": 1})
+    assert [e.message for e in checker.errors({"code": "12a", "x-a": "1", "y": 0})] == [
+        e.message for e in Draft202012Validator(schema).iter_errors(
+            {"code": "12a", "x-a": "1", "y": 0})]
+
+
+def test_a_pattern_too_large_to_compile_is_not_compiled() -> None:
+    """The ``regex`` package writes counted repeats out when it compiles: ``a{1000000000}``
+    would take gigabytes. A pattern heavier than the bound is refused, not compiled."""
+    heavy = f"^a{{{json_schema.MAX_PATTERN_WEIGHT * 10}}}$"
+    with pytest.raises(json_schema.Unchecked, match="too large to run"):
+        json_schema.validator({"pattern": heavy}).is_valid("a")
+    assert json_schema.validator({"pattern": r"^(?:\d{4}-){3}\d{4}$"}).is_valid(
+        "1234-5678-9012-3456")
+
+
+UNIQUE_CASES = [
+    [1, 1.0], [True, 1], [False, 0], [None, None], ["1", 1], [[1], [1.0]], [[1], [True]],
+    [{"a": 1, "b": 2}, {"b": 2, "a": 1}], [{"a": [1, {"b": True}]}, {"a": [1.0, {"b": True}]}],
+    [{"a": [1, {"b": True}]}, {"a": [1, {"b": 1}]}], [{"a": 1}, {"a": 1, "b": None}],
+    [[], {}], [[], []], [{}, {}], ["", None, 0, False, [], {}], [0.5, 0.25, 0.5],
+    [10**30, 10**30 + 1, float(10**30)], [-0.0, 0], [[[[]]], [[[]]]], ["a", "b", "a"],
+]
+
+
+@pytest.mark.parametrize("items", UNIQUE_CASES)
+def test_unique_items_agrees_with_jsonschema(items: list[Any]) -> None:
+    schema = {"uniqueItems": True}
+    assert json_schema.validator(schema).is_valid(items) == \
+        Draft202012Validator(schema).is_valid(items), items
+
+
+class Counted(dict):  # type: ignore[type-arg]
+    """An object (a dict) that counts how often its members are read."""
+
+    reads = 0
+
+    def items(self) -> Any:
+        Counted.reads += 1
+        return super().items()
+
+
+def test_unique_items_reads_each_object_once_not_once_per_pair() -> None:
+    """Hostile input (issue 38, item 1): ``uniqueItems`` over a few thousand objects took
+    ~45 s: jsonschema compares every pair of items that do not sort (objects)."""
+    items = [Counted(k=i, n={"v": [i]}) for i in range(600)]
+    Counted.reads = 0
+    assert json_schema.validator({"uniqueItems": True}).is_valid(items)
+    assert Counted.reads <= len(items)
+    assert not json_schema.validator({"uniqueItems": True}).is_valid(
+        [*items, {"n": {"v": [5.0]}, "k": 5}])
+
+
+def branching(levels: int) -> dict[str, Any]:
+    """A schema whose check tries 2**levels branches: ``anyOf`` of two references to the next
+    level, down to a type no string has."""
+    defs = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+            for i in range(levels)}
+    defs[f"d{levels}"] = {"type": "integer"}
+    return {"$defs": defs, "$ref": "#/$defs/d0"}
+
+
+@pytest.mark.parametrize("schema", [
+    branching(22),
+    {"type": "array", "$defs": branching(8)["$defs"], "contains": {"$ref": "#/$defs/d0"}},
+    {"type": "array", "items": {"enum": [[i] for i in range(2000)]}},
+])
+def test_a_combinatorial_schema_is_cut_at_the_budget(
+    short_budget: float, schema: dict[str, Any]
+) -> None:
+    json_schema.check(schema)
+    value = ["x"] * 2000 if schema.get("type") == "array" else "x"
+    with pytest.raises(json_schema.Unchecked, match="time ran out"):
+        json_schema.validator(schema).errors(value)
+
+
+@pytest.mark.parametrize("schema", [
+    {"$ref": "#"},
+    {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
+     "$ref": "#/$defs/a"},
+    {"$defs": {"a": {"$ref": "#/$defs/a"}}, "unevaluatedProperties": False,
+     "allOf": [{"$ref": "#/$defs/a"}]},
+])
+def test_a_reference_cycle_is_refused_not_a_crash(schema: dict[str, Any]) -> None:
+    with pytest.raises(json_schema.Unchecked, match=r"\$ref cycle"):
+        json_schema.validator(schema).is_valid({"a": 1})
+
+
+def test_a_check_that_fails_in_jsonschema_refuses_the_arguments() -> None:
+    """``multipleOf`` of a float divides: an integer past a float's range made the check
+    raise OverflowError (a 500 in serve) instead of answering."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 0.5}}}
+    problems = check_args(schema, {"n": 10**400})
+    assert len(problems) == 1 and "OverflowError" in problems[0]
+    assert check_args(schema, {"n": 4}) == []
+
+
+def test_checks_in_one_budget_share_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A budget spent by one check leaves none for the next one in it (the invoker's hint of
+    other tools that would fit shares the call's budget), and a new budget starts afresh."""
+    monkeypatch.setattr(json_schema, "VALIDATION_SECONDS", 0.0)
+    with json_schema.budget(), pytest.raises(json_schema.Unchecked):
+        json_schema.validator({"type": "string"}).is_valid("x")
+    monkeypatch.setattr(json_schema, "VALIDATION_SECONDS", 60.0)
+    with json_schema.budget():
+        assert json_schema.validator({"type": "string"}).is_valid("x")
