@@ -785,7 +785,8 @@ class _Connection:
         if client is None or self.stopped is not None:
             raise MCPServerStopped(self._stopped_text())
         try:
-            return await asyncio.wait_for(client.call_tool(tool, args), self.timeout)
+            limit = None if self.timeout is None else self.timeout + _GRACE  # the invoker's
+            return await asyncio.wait_for(client.call_tool(tool, args), limit)  # timeout first
         except asyncio.TimeoutError:
             raise MCPTimeout(f"{self.where} did not answer within {self.timeout:g} s; the call "
                              "was cancelled.") from None
