@@ -17,10 +17,10 @@ own longest-common-prefix logic then evaluates only the rest. Within a run (no r
 between), a prompt that extends the previous one keeps reusing the context as before.
 
 **The prefix** is the part of the chat template's rendering that the leading system messages
-decide: the template is rendered with them and two different user messages, and the common
-token prefix is cut after its last control token (``<|im_start|>`` for Qwen), so whatever
-follows cannot change its tokenisation. It is used only when the real prompt's tokens start
-with it.
+decide: the prompt is tokenized (by :class:`~react_agent.models._chat_tokens.ChatTokenizer`, as
+every prompt is) with them and two different user messages, and the common token prefix is cut
+after its last control token (``<|im_start|>`` for Qwen), so whatever follows cannot change its
+tokenisation. It is used only when the real prompt's tokens start with it.
 
 **The key** of a saved state (:func:`state_key`) names everything that changes it: the model
 file, llama-cpp-python's version and llama.cpp build, the CPU, the context parameters (context
@@ -58,7 +58,8 @@ from pathlib import Path
 from typing import Any
 
 from .._paths import cache_dir
-from ..errors import ConfigError
+from ..errors import ConfigError, ModelError
+from ._chat_tokens import ChatTokenizer
 
 log = logging.getLogger(__name__)
 
@@ -427,29 +428,17 @@ def evaluate(llama: Any, tokens: Sequence[int]) -> None:
 
 class PrefixFinder:
     """The prefix of the prompt that the leading system messages decide, in tokens (see the
-    module's docstring). ``None`` when the model has no chat template or the rendering fails."""
+    module's docstring), as ``chat`` tokenizes prompts. ``None`` without ``chat`` or when the
+    rendering fails."""
 
     PROBES = ("A", "B")
 
-    def __init__(self, llama: Any) -> None:
-        self._llama = llama
+    def __init__(self, chat: ChatTokenizer | None) -> None:
+        self._chat = chat
         self._memo: OrderedDict[str, Tokens | None] = OrderedDict()
-        self._formatter: Any = None
-        template = (getattr(llama, "metadata", None) or {}).get("tokenizer.chat_template")
-        if template and llama.chat_handler is None:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            eos, bos = llama.token_eos(), llama.token_bos()
-            text = llama._model.token_get_text
-            try:
-                self._formatter = Jinja2ChatFormatter(
-                    template=template, eos_token=text(eos) if eos != -1 else "",
-                    bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
-            except Exception as exc:  # a template jinja2 cannot compile
-                log.debug("No prompt cache: the chat template does not compile (%s).", exc)
 
     def __call__(self, messages: Sequence[Any]) -> Tokens | None:
-        if self._formatter is None:
+        if self._chat is None:
             return None
         leading = []
         for message in messages:
@@ -463,36 +452,29 @@ class PrefixFinder:
         if memo_key in self._memo:
             self._memo.move_to_end(memo_key)
             return self._memo[memo_key]
-        prefix = self._find(leading)
+        prefix = self._find(self._chat, leading)
         self._memo[memo_key] = prefix
         while len(self._memo) > 16:
             self._memo.popitem(last=False)
         return prefix
 
-    def _find(self, leading: list[Any]) -> Tokens | None:
-        import llama_cpp
-
+    def _find(self, chat: ChatTokenizer, leading: list[Any]) -> Tokens | None:
         try:
-            renderings = [self._tokens([*leading, {"role": "user", "content": probe}])
+            renderings = [chat([*leading, {"role": "user", "content": probe}]).tokens
                           for probe in self.PROBES]
-        except Exception as exc:  # the template may raise on any input
-            log.debug("No prompt prefix: the chat template failed (%s).", exc)
+        except ModelError as exc:  # the template may fail on any input
+            log.debug("No prompt prefix: %s", exc)
             return None
         common = 0
         for a, b in zip(*renderings, strict=False):
             if a != b:
                 break
             common += 1
-        vocab = self._llama._model.vocab
+        control = chat.vocabulary.control_tokens
         for end in range(common, 0, -1):
-            if llama_cpp.llama_vocab_is_control(vocab, renderings[0][end - 1]):
+            if renderings[0][end - 1] in control:
                 return tuple(renderings[0][:end])
         return None
-
-    def _tokens(self, messages: list[Any]) -> list[int]:
-        result = self._formatter(messages=messages)
-        return list(self._llama.tokenize(result.prompt.encode("utf-8"),
-                                         add_bos=not result.added_special, special=True))
 
 
 class CanonicalStart:
@@ -508,9 +490,9 @@ class CanonicalStart:
     """
 
     def __init__(self, llama: Any, description: dict[str, Any] | None,
-                 cache: PromptStateCache | None) -> None:
+                 cache: PromptStateCache | None, chat: ChatTokenizer | None = None) -> None:
         self.llama, self.description, self.cache = llama, description, cache
-        self.find_prefix = PrefixFinder(llama)
+        self.find_prefix = PrefixFinder(chat)
         self.source: str | None = None
         self._next: Tokens | None = None
         self._held: Tokens | None = None  # the prefix the context starts with, canonically
@@ -533,7 +515,7 @@ class CanonicalStart:
         self.llama.generate = generate
 
     def expect(self, messages: Sequence[Any]) -> None:
-        """The next request's messages (before ``create_chat_completion``)."""
+        """The next request's messages (before ``create_completion``)."""
         self._next, self.source = self.find_prefix(messages), None
 
     def forget(self) -> None:
