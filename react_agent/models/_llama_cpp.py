@@ -51,8 +51,10 @@ class LlamaCppModel:
             the leading system messages decide) and restore it instead of evaluating that part
             again: in memory for the life of this object, and on disk for other processes
             (see :mod:`react_agent.models._prompt_cache`). ``False`` = nothing kept.
-        prompt_cache_mb: the cap of the cache folder on disk, in megabytes; ``None`` =
-            ``$REACT_AGENT_PROMPT_CACHE_MB``, else 512; 0 = nothing on disk (memory only).
+        prompt_cache_mb: the cap of the cache folder on disk, in megabytes (0 to 1048576, i.e.
+            1 TiB); ``None`` = ``$REACT_AGENT_PROMPT_CACHE_MB``, else 512; 0 = nothing on disk
+            (memory only). The folder is used only while it is private (see
+            :mod:`react_agent.models._prompt_cache`).
         prompt_cache_dir: the cache folder; ``None`` = ``$REACT_AGENT_PROMPT_CACHE_DIR``, else
             ``<cache dir>/prompt-cache``.
 
@@ -72,7 +74,8 @@ class LlamaCppModel:
     on (:attr:`prefix_source` says which happened for the last request).
 
     Raises:
-        ConfigError: llama-cpp-python or the weights are not installed, or the file is not a GGUF.
+        ConfigError: llama-cpp-python or the weights are not installed, the file is not a GGUF,
+            or the prompt cache's size (``prompt_cache_mb`` or its variable) is not a size.
     """
 
     def __init__(
@@ -159,12 +162,14 @@ class LlamaCppModel:
             return None
         cache = description = None
         if self.prompt_cache and self._cache_folder is not None:
-            try:
-                description = build_description(llama, verdict.extra_buffer_types)
+            store = PromptStateCache(self._cache_folder, self._cache_cap)
+            try:  # the model's hash is remembered in the folder only if it is private
+                description = build_description(llama, verdict.extra_buffer_types,
+                                                self._cache_folder if store.disk() else None)
             except OSError as exc:  # the model file cannot be read again
                 log.warning("No saved prompt state for %s (%s).", llama.model_path, exc)
             else:
-                cache = PromptStateCache(self._cache_folder, self._cache_cap)
+                cache = store
         start = CanonicalStart(llama, description, cache, chat)
         start.install()
         return start
