@@ -33,6 +33,8 @@ from react_agent.models._prompt_cache import (
 )
 
 LOGGER = "react_agent.models._prompt_cache"
+posix = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(os, "geteuid"),
+                           reason="POSIX owners, modes and FIFOs")
 DESCRIPTION = {"model": "test", "n_ctx": 64}
 PREFIX = (151644, 8948, 198, 2610, 525, 151645, 198, 151644)
 STATE = bytes(range(256)) * 40  # 10 KiB of "KV cache"
@@ -411,6 +413,7 @@ def test_a_hostile_hash_record_is_ignored(
     assert list(pc.read_hashes(folder).values()) == [digest]  # a valid record again
 
 
+@posix
 def test_a_hash_record_through_a_link_or_a_fifo_is_not_read(tmp_path: Path) -> None:
     model, folder = tmp_path / "model.gguf", tmp_path / "states"
     model.write_bytes(b"weights")
@@ -436,6 +439,7 @@ def planted(tmp_path: Path) -> PromptStateCache:
     return store
 
 
+@posix
 def test_a_new_folder_is_private(tmp_path: Path) -> None:
     store = cache(tmp_path)
     store.put(KEY, PREFIX, STATE)
@@ -443,6 +447,7 @@ def test_a_new_folder_is_private(tmp_path: Path) -> None:
     assert store.path(KEY).stat().st_mode & 0o777 == 0o600
 
 
+@posix
 @pytest.mark.parametrize("fault", ["world-writable", "group-writable", "another owner"])
 def test_a_folder_others_can_write_is_not_used(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
@@ -466,6 +471,7 @@ def test_a_folder_others_can_write_is_not_used(
     assert ("owned by user" if fault == "another owner" else "writable by") in said
 
 
+@posix
 @pytest.mark.parametrize("fault", ["group-writable", "another owner", "symlink", "fifo"])
 def test_an_entry_that_is_not_a_private_regular_file_is_refused(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
@@ -515,6 +521,7 @@ def test_an_entry_that_is_not_a_private_regular_file_is_refused(
         assert read_entry(elsewhere, KEY, PREFIX, 1 << 20) == STATE  # not written through
 
 
+@posix
 def test_the_trust_checks_on_a_file_status() -> None:
     me = os.geteuid()
     status = os.stat_result((stat.S_IFREG | 0o644, 1, 1, 1, me, 0, 10, 0, 0, 0))
