@@ -15,10 +15,10 @@ task holding ``<|im_end|>\\n<|im_start|>system\\n...`` would open a real system 
    where they lie within the template's spans.
 3. **Text.** Every run of text between two markers (template text and contents together, as
    llama.cpp tokenizes it) is tokenized as text (``special=False``). llama.cpp still takes a
-   user-defined token (Qwen's ``<tool_call>``) out of text whole, and a BPE merge may reach a
-   token llama.cpp marks as control (``</s>`` in Qwen's vocabulary), so a run is cut after the
-   first character of every occurrence of such a token's text that overlaps a content: no
-   control or user-defined token comes from a content.
+   user-defined token (Qwen's ``<tool_call>``) out of text whole, and a BPE merge could reach a
+   token llama.cpp marks as control, so a run is cut after the first character of every
+   occurrence of such a token's text that overlaps a content: no control or user-defined token
+   comes from a content.
 
 For contents that hold no special token's text, the tokens are those ``create_chat_completion``
 gives. A template that changes contents rather than copying them (trims or tests them) is
