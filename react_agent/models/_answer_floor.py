@@ -11,7 +11,7 @@ probability above a threshold). The probabilities measured there, and how the de
 threshold was chosen, are on the docs' measurements page.
 
 :class:`AnswerFloor` is a llama.cpp logits processor (``logits_processor=`` of
-``llama_cpp.Llama.create_chat_completion``); it acts once per reply, at that token.
+``llama_cpp.Llama.create_completion``); it acts once per reply, at that token.
 """
 
 from __future__ import annotations

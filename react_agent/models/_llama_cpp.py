@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import threading
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ModelError, install_hint
 from ..types import Message, ModelReply
+from ._chat_tokens import ChatTokenizer
 from ._cpu_probe import Verdict, decide
 from ._prompt_cache import cache_folder, disk_cap
 from ._weights import Progress, default_model_path
@@ -49,8 +51,10 @@ class LlamaCppModel:
             the leading system messages decide) and restore it instead of evaluating that part
             again: in memory for the life of this object, and on disk for other processes
             (see :mod:`react_agent.models._prompt_cache`). ``False`` = nothing kept.
-        prompt_cache_mb: the cap of the cache folder on disk, in megabytes; ``None`` =
-            ``$REACT_AGENT_PROMPT_CACHE_MB``, else 512; 0 = nothing on disk (memory only).
+        prompt_cache_mb: the cap of the cache folder on disk, in megabytes (0 to 1048576, i.e.
+            1 TiB); ``None`` = ``$REACT_AGENT_PROMPT_CACHE_MB``, else 512; 0 = nothing on disk
+            (memory only). The folder is used only while it is private (see
+            :mod:`react_agent.models._prompt_cache`).
         prompt_cache_dir: the cache folder; ``None`` = ``$REACT_AGENT_PROMPT_CACHE_DIR``, else
             ``<cache dir>/prompt-cache``.
 
@@ -59,13 +63,19 @@ class LlamaCppModel:
     new tokens of each step; :meth:`reset` goes back to a fresh model's state (for runs that
     must not depend on each other), keeping the saved system prompt.
 
+    The prompt's tokens are built here (:mod:`react_agent.models._chat_tokens`): the chat
+    template's own markers become control tokens, and the messages' contents (tasks, tool
+    results, files, tool descriptions) are tokenized as text, so a content holding
+    ``<|im_end|>`` cannot end its turn.
+
     Every prompt is evaluated in one canonical order whatever is cached: its system-prompt
     prefix alone from position 0, then the rest. So a reply does not depend on whether that
     prefix was evaluated now, restored from memory or from disk, or whether ``prompt_cache`` is
     on (:attr:`prefix_source` says which happened for the last request).
 
     Raises:
-        ConfigError: llama-cpp-python or the weights are not installed, or the file is not a GGUF.
+        ConfigError: llama-cpp-python or the weights are not installed, the file is not a GGUF,
+            or the prompt cache's size (``prompt_cache_mb`` or its variable) is not a size.
     """
 
     def __init__(
@@ -95,6 +105,7 @@ class LlamaCppModel:
         self.verdict: Verdict | None = None
         self._llama: Any = None
         self._start: CanonicalStart | None = None
+        self._chat: ChatTokenizer | None = None
         self._final_ids: frozenset[int] | None = None
         self._lock = threading.Lock()
 
@@ -137,9 +148,10 @@ class LlamaCppModel:
         except (ValueError, RuntimeError) as exc:
             raise ConfigError(f"llama.cpp could not load {path}: {exc}") from exc
         self.model_path, self.verdict = path, verdict
-        self._start = self._canonical_start(verdict)
+        self._chat = ChatTokenizer.of(self._llama)
+        self._start = self._canonical_start(verdict, self._chat)
 
-    def _canonical_start(self, verdict: Verdict) -> CanonicalStart | None:
+    def _canonical_start(self, verdict: Verdict, chat: ChatTokenizer) -> CanonicalStart | None:
         """The canonical evaluation order (and the saved prompt state when ``prompt_cache``)
         for the loaded model; ``None`` for a recurrent or hybrid model, whose memory cannot be
         cut after a prefix (llama-cpp-python evaluates each prompt whole there)."""
@@ -150,13 +162,15 @@ class LlamaCppModel:
             return None
         cache = description = None
         if self.prompt_cache and self._cache_folder is not None:
-            try:
-                description = build_description(llama, verdict.extra_buffer_types)
+            store = PromptStateCache(self._cache_folder, self._cache_cap)
+            try:  # the model's hash is remembered in the folder only if it is private
+                description = build_description(llama, verdict.extra_buffer_types,
+                                                self._cache_folder if store.disk() else None)
             except OSError as exc:  # the model file cannot be read again
                 log.warning("No saved prompt state for %s (%s).", llama.model_path, exc)
             else:
-                cache = PromptStateCache(self._cache_folder, self._cache_cap)
-        start = CanonicalStart(llama, description, cache)
+                cache = store
+        start = CanonicalStart(llama, description, cache, chat)
         start.install()
         return start
 
@@ -183,15 +197,15 @@ class LlamaCppModel:
         with self._lock:  # one llama context: one request at a time
             self.load()
             floor = self._floor(answer_floor)
-            self._expect(messages)
+            request = self._request(messages, schema, floor)
             try:
-                out = self._llama.create_chat_completion(**self._request(messages, schema, floor))
+                out = self._llama.create_completion(**request)
             except ValueError as exc:  # llama-cpp-python reports context overflow this way
                 raise self._overflow(exc) from exc
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return ModelReply(
-            text=choice["message"].get("content") or "",
+            text=choice.get("text") or "",
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
             finish_reason=choice.get("finish_reason"),
@@ -216,21 +230,19 @@ class LlamaCppModel:
         with self._lock:
             self.load()
             floor = self._floor(answer_floor)
-            self._expect(messages)
+            request = self._request(messages, schema, floor)
             try:
-                for chunk in self._llama.create_chat_completion(
-                    **self._request(messages, schema, floor), stream=True
-                ):
+                for chunk in self._llama.create_completion(**request, stream=True):
                     choice = chunk["choices"][0]
                     finish = choice.get("finish_reason") or finish
-                    piece = choice.get("delta", {}).get("content") or ""
+                    piece = "" if choice.get("finish_reason") else choice.get("text") or ""
                     if piece:
                         parts.append(piece)
                         yield piece
             except ValueError as exc:
                 raise self._overflow(exc) from exc
             text = "".join(parts)
-            completion = len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
+            completion = len(self._llama.tokenize(text.encode(), add_bos=False, special=False))
             prompt = max(0, self._llama.n_tokens - completion)
         yield ModelReply(text, prompt or None, completion, finish,
                          floor.probability if floor else None, bool(floor and floor.taken))
@@ -253,25 +265,31 @@ class LlamaCppModel:
                 self._llama.reset()
 
     def count_tokens(self, text: str) -> int:
-        """Exact number of tokens of ``text`` for this model."""
+        """Exact number of tokens of ``text`` for this model, tokenized as text, as a message's
+        content is (a control token's text, ``<|im_end|>``, is not read as that token)."""
         with self._lock:
             self.load()
-            return len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
-
-    def _expect(self, messages: Sequence[Message]) -> None:
-        if self._start is not None:
-            self._start.expect(messages)
+            return len(self._llama.tokenize(text.encode(), add_bos=False, special=False))
 
     def _request(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None = None,
-        floor: AnswerFloor | None = None,
+        self, messages: Sequence[Message], schema: dict[str, Any] | None,
+        floor: AnswerFloor | None,
     ) -> dict[str, Any]:
+        """The arguments of ``Llama.create_completion`` for ``messages`` (what
+        ``create_chat_completion`` passed, with the prompt as tokens); names the next
+        request's messages to the canonical start."""
+        assert self._chat is not None  # set by load()
+        prompt = self._chat(messages)
+        if self._start is not None:
+            self._start.expect(messages)
         request: dict[str, Any] = {
-            "messages": list(messages), "temperature": self.temperature,
-            "max_tokens": self.max_tokens, "seed": self.seed, "stop": list(STOP_SEQUENCES),
+            "prompt": prompt.tokens, "temperature": self.temperature,
+            "max_tokens": self.max_tokens, "seed": self.seed,
+            "stop": [*STOP_SEQUENCES, *prompt.stop],
+            "stopping_criteria": prompt.stopping_criteria,
         }
         if schema is not None:
-            request["response_format"] = {"type": "json_object", "schema": schema}
+            request["grammar"] = _grammar(schema)
         if floor is not None:
             request["logits_processor"] = [floor]
         return request
@@ -299,6 +317,18 @@ class LlamaCppModel:
             f"{exc}. Use fewer steps or a larger n_ctx.",
             cause="context_length",
         )
+
+
+def _grammar(schema: dict[str, Any]) -> Any:
+    """llama.cpp's grammar for a JSON Schema; for a schema it cannot convert, the grammar of any
+    JSON value (what llama-cpp-python's ``response_format`` does)."""
+    from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+    try:
+        return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    except Exception as exc:  # the converter raises anything on a schema it does not support
+        log.debug("The reply schema has no llama.cpp grammar (%s); any JSON is allowed.", exc)
+        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
 
 
 @contextlib.contextmanager

@@ -17,15 +17,19 @@ own longest-common-prefix logic then evaluates only the rest. Within a run (no r
 between), a prompt that extends the previous one keeps reusing the context as before.
 
 **The prefix** is the part of the chat template's rendering that the leading system messages
-decide: the template is rendered with them and two different user messages, and the common
-token prefix is cut after its last control token (``<|im_start|>`` for Qwen), so whatever
-follows cannot change its tokenisation. It is used only when the real prompt's tokens start
-with it.
+decide: the prompt is tokenized (by :class:`~react_agent.models._chat_tokens.ChatTokenizer`, as
+every prompt is) with them and two different user messages, and the common token prefix is cut
+after its last control token (``<|im_start|>`` for Qwen), so whatever follows cannot change its
+tokenisation. It is used only when the real prompt's tokens start with it.
 
 **The key** of a saved state (:func:`state_key`) names everything that changes it: the model
 file, llama-cpp-python's version and llama.cpp build, the CPU, the context parameters (context
 size, batch sizes, threads, KV types), whether llama.cpp's extra buffer types are used (the CPU
 probe's verdict) and the exact prefix tokens.
+
+**The model file** is identified by its content: the verified SHA-256 of the bundled model,
+else the SHA-256 of the whole file, computed once per version of the file (device, inode, size,
+modification time) and remembered in the folder's ``model-hashes.json``.
 
 **Files** (``<key>.kv``) hold a header (magic, format version, key, token count, state size,
 SHA-256 of all of it), the prefix tokens and the state. They are written atomically (temporary
@@ -33,9 +37,17 @@ file, ``os.replace``) and verified before use: a truncated, corrupt, foreign or 
 gives a warning on the ``react_agent`` logger and a fresh evaluation, never a wrong reply; a
 full disk gives a warning. The folder is capped (least recently used files removed first).
 
+**Trust.** Anyone who can write to the folder can compute a key and plant a state that passes
+every check, so the folder must be private: it is created with mode 0700, and on POSIX systems
+nothing is read or written there (one warning says why and how to fix it) unless the folder is
+owned by this user and writable by no one else. A file is read only if it is a regular file
+(opened without following a symbolic link and without blocking on a FIFO) owned by this user
+and writable by no one else. A secret key (an HMAC) would add nothing: whoever can write to the
+folder could read a key kept there.
+
 Settings: ``LlamaCppModel(prompt_cache=False)`` turns it off; the disk cap is
-``$REACT_AGENT_PROMPT_CACHE_MB`` megabytes (default 512; 0 = nothing on disk, the state is then
-kept in memory only); ``$REACT_AGENT_PROMPT_CACHE_DIR`` moves the folder.
+``$REACT_AGENT_PROMPT_CACHE_MB`` megabytes (default 512, at most 1 TiB; 0 = nothing on disk, the
+state is then kept in memory only); ``$REACT_AGENT_PROMPT_CACHE_DIR`` moves the folder.
 """
 
 from __future__ import annotations
@@ -48,6 +60,7 @@ import json
 import logging
 import os
 import re
+import stat
 import struct
 import tempfile
 import time
@@ -58,23 +71,32 @@ from pathlib import Path
 from typing import Any
 
 from .._paths import cache_dir
-from ..errors import ConfigError
+from .._persist import loads
+from ..errors import ConfigError, ModelError
+from ._chat_tokens import ChatTokenizer
 
 log = logging.getLogger(__name__)
 
 SIZE_ENV_VAR = "REACT_AGENT_PROMPT_CACHE_MB"
 DIR_ENV_VAR = "REACT_AGENT_PROMPT_CACHE_DIR"
 DEFAULT_DISK_MB = 512.0
+MAX_DISK_MB = 1024.0 * 1024  # 1 TiB
 MEMORY_ENTRIES = 4  # prefixes kept in memory per model (a run uses one or two)
 FORMAT_VERSION = 1
 MAGIC = b"RAKVSTAT"
 SUFFIX = ".kv"
 HEADER = struct.Struct("<8sHH32sIQ32s")  # magic, version, 0, key, n_tokens, state size, digest
 STALE_TMP_SECONDS = 3600.0  # a temporary file this old was left by a writer that died
+HASHES_FILE = "model-hashes.json"  # the SHA-256 of model files, by file version
+HASHES_KEPT = 64
+HASHES_MAX_BYTES = 1 << 20
+HASH_CHUNK = 1 << 20
 
 Tokens = tuple[int, ...]
 _NAME = re.compile(r"^[0-9a-f]{64}\.kv$")
-_TMP = re.compile(r"^\.[0-9a-f]{64}\.kv\..*\.tmp$")  # write_entry's temporary files
+_TMP = re.compile(r"^\.(?:[0-9a-f]{64}\.kv|model-hashes\.json)\..*\.tmp$")  # temporary files
+_VERSION = re.compile(r"^\d{1,20}:\d{1,20}:\d{1,20}:\d{1,20}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class BadEntry(ValueError):
@@ -95,7 +117,7 @@ def disk_cap(megabytes: float | None = None) -> int:
     """The disk cap in bytes: ``megabytes``, else ``$REACT_AGENT_PROMPT_CACHE_MB``, else 512 MB.
 
     Raises:
-        ConfigError: the value is not a number >= 0.
+        ConfigError: the value is not a number from 0 to 1048576 (1 TiB).
     """
     source = "prompt_cache_mb"
     value: object = megabytes
@@ -104,42 +126,166 @@ def disk_cap(megabytes: float | None = None) -> int:
     if value is None:
         value = DEFAULT_DISK_MB
     try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        number = -1.0 if isinstance(value, bool) else float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
         number = -1.0
-    if not number >= 0 or number == float("inf"):  # also NaN
+    if not 0 <= number <= MAX_DISK_MB:  # also NaN and infinities
         raise ConfigError(f"{source}={value!r} is not understood: give the prompt cache's size "
-                          "on disk in megabytes (0 = keep it in memory only).")
+                          f"on disk in megabytes, from 0 (keep it in memory only) to "
+                          f"{MAX_DISK_MB:.0f} (1 TiB).")
     return int(number * 1024 * 1024)
+
+
+# ---------------------------------------------------------------------------------------------
+# Trust
+
+
+def ownership_problem(st: os.stat_result) -> str | None:
+    """Why a file or folder with this status cannot be trusted: not owned by this process's
+    user, or writable by its group or others; ``None`` when it can (and where there are no
+    POSIX owners: Windows)."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:
+        return None
+    if st.st_uid != geteuid():
+        return f"owned by user {st.st_uid}, not by you (user {geteuid()})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"writable by {'others' if st.st_mode & stat.S_IWOTH else 'its group'}"
+    return None
+
+
+def open_trusted(path: Path) -> int:
+    """A descriptor of ``path`` open for reading, if it is a regular file that this user owns and
+    nobody else can write: a symbolic link is not followed and a FIFO or device is not opened
+    (and the file is opened without following links or blocking, should it change meanwhile).
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        BadEntry: it is not such a file (the message says what it is).
+        OSError: it cannot be opened.
+    """
+    _check_file(os.lstat(path))
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise BadEntry("a symbolic link") from exc
+        raise
+    try:
+        _check_file(os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_file(st: os.stat_result) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        kinds = [(stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                 (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket")]
+        kind = next((name for test, name in kinds if test(st.st_mode)), "a device")
+        raise BadEntry(f"{kind}, not a regular file")
+    problem = ownership_problem(st)
+    if problem:
+        raise BadEntry(problem)
 
 
 # ---------------------------------------------------------------------------------------------
 # The key
 
 
-def model_fingerprint(path: Path) -> str:
-    """What identifies the model file's content, without reading 1 GB: the verified SHA-256 of
-    the bundled model, else the size and a SHA-256 of the first and last 4 MiB (the GGUF header
-    with its metadata and tokenizer, and the last tensors' data)."""
+def model_fingerprint(path: Path, folder: Path | None = None) -> str:
+    """What identifies the model file's content: ``sha256:<hex>``, the verified SHA-256 of the
+    bundled model, else the SHA-256 of the whole file, computed once per version of the file
+    (device, inode, size, modification time) and remembered in ``folder`` (see
+    :func:`read_hashes`). Without ``folder`` (states kept in this process's memory only), the
+    file's version alone: ``file:<device>:<inode>:<size>:<mtime_ns>``.
+
+    ``folder`` must have been found private (:meth:`PromptStateCache.disk`).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
     from ._weights import DEFAULT_MODEL_FILE, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE, is_verified
 
     if path.name == DEFAULT_MODEL_FILE and is_verified(path, DEFAULT_MODEL_SHA256,
                                                        DEFAULT_MODEL_SIZE):
         return f"sha256:{DEFAULT_MODEL_SHA256}"
-    chunk = 4 << 20
-    digest = hashlib.sha256()
+    if folder is None:
+        return f"file:{_file_version(os.stat(path))}"
     with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        digest.update(f.read(chunk))
-        if size > chunk:
-            f.seek(max(chunk, size - chunk))
-            digest.update(f.read(chunk))
-    return f"size:{size}:ends:{digest.hexdigest()}"
+        version = _file_version(os.fstat(f.fileno()))
+        known = read_hashes(folder).get(version)
+        if known:
+            return f"sha256:{known}"
+        digest = hashlib.sha256()
+        while chunk := f.read(HASH_CHUNK):
+            digest.update(chunk)
+        unchanged = _file_version(os.fstat(f.fileno())) == version
+    if unchanged:  # not changed while it was read
+        remember_hash(folder, version, digest.hexdigest())
+    return f"sha256:{digest.hexdigest()}"
 
 
-def build_description(llama: Any, extra_buffer_types: bool | None) -> dict[str, Any]:
+def _file_version(st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def read_hashes(folder: Path) -> dict[str, str]:
+    """The remembered SHA-256 of model files in ``folder``'s ``model-hashes.json``:
+    ``{"device:inode:size:mtime_ns": "<64 hex digits>"}``. The file is read as :func:`read_entry`
+    reads (a trusted regular file), at most 1 MiB, and only well-formed pairs are taken; a file
+    that cannot be read or is not such a record is a warning and gives ``{}``."""
+    path = folder / HASHES_FILE
+    try:
+        fd = open_trusted(path)
+        with os.fdopen(fd, "rb") as f:
+            raw = f.read(HASHES_MAX_BYTES + 1)
+    except FileNotFoundError:
+        return {}
+    except (BadEntry, OSError) as exc:
+        log.warning("Ignoring %s (%s); the model file is hashed again.", path, exc)
+        return {}
+    try:
+        if len(raw) > HASHES_MAX_BYTES:
+            raise ValueError(f"over {HASHES_MAX_BYTES} bytes")
+        record = loads(raw)
+        if not isinstance(record, dict) or record.get("format") != FORMAT_VERSION \
+                or not isinstance(record.get("files"), dict):
+            raise ValueError("not a record of model hashes")
+        files = record["files"]
+    except ValueError as exc:  # not JSON, or nested too deep
+        log.warning("Ignoring %s (%s); the model file is hashed again.", path, exc)
+        return {}
+    return {version: digest for version, digest in files.items()
+            if isinstance(version, str) and _VERSION.match(version)
+            and isinstance(digest, str) and _SHA256.match(digest)}
+
+
+def remember_hash(folder: Path, version: str, digest: str) -> None:
+    """Add a model file's SHA-256 to ``folder``'s ``model-hashes.json`` (written atomically; the
+    last :data:`HASHES_KEPT` kept). A failed write is logged at debug level: the file is then
+    hashed again next time."""
+    files = {v: d for v, d in read_hashes(folder).items() if v != version}
+    files[version] = digest
+    kept = dict(list(files.items())[-HASHES_KEPT:])
+    data = json.dumps({"format": FORMAT_VERSION, "files": kept}, indent=1).encode()
+    try:
+        _write_atomically(folder / HASHES_FILE, [data])
+    except OSError as exc:
+        log.debug("Cannot remember the model's hash in %s (%s).", folder, exc)
+
+
+def build_description(llama: Any, extra_buffer_types: bool | None,
+                      folder: Path | None = None) -> dict[str, Any]:
     """Everything about this llama.cpp build, machine and context that changes a saved state,
-    except the prefix tokens (see :func:`state_key`)."""
+    except the prefix tokens (see :func:`state_key`); ``folder``: where the model file's hash is
+    remembered (see :func:`model_fingerprint`).
+
+    Raises:
+        OSError: the model file cannot be read.
+    """
     import llama_cpp
 
     from ._cpu_probe import _cpu_description, _library_fingerprint
@@ -147,7 +293,7 @@ def build_description(llama: Any, extra_buffer_types: bool | None) -> dict[str, 
     params = llama.context_params
     return {
         "format": FORMAT_VERSION,
-        "model": model_fingerprint(Path(llama.model_path)),
+        "model": model_fingerprint(Path(llama.model_path), folder),
         "llama-cpp-python": getattr(llama_cpp, "__version__", "?"),
         "system": llama_cpp.llama_print_system_info().decode("utf-8", "replace"),
         "build": _library_fingerprint(),
@@ -189,11 +335,21 @@ def write_entry(path: Path, key: bytes, tokens: Sequence[int], state: bytes) -> 
     packed = _pack_tokens(tokens)
     fields = (MAGIC, FORMAT_VERSION, 0, key, len(tokens), len(state))
     digest = _digest(HEADER.pack(*fields, b"\0" * 32), packed, state)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _write_atomically(path, [HEADER.pack(*fields, digest), packed, state])
+
+
+def _write_atomically(path: Path, parts: Sequence[bytes]) -> None:
+    """Write ``parts`` to ``path`` through a temporary file (mode 0600) and ``os.replace``,
+    which replaces whatever ``path`` was (a symbolic link is replaced, not followed).
+
+    Raises:
+        OSError: ``path`` is then unchanged.
+    """
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         try:
-            for part in (HEADER.pack(*fields, digest), packed, state):
+            for part in parts:
                 _write_all(fd, part)
             os.fsync(fd)
         finally:
@@ -221,16 +377,18 @@ def _digest(header: bytes, packed: bytes, state: bytes) -> bytes:
 
 
 def read_entry(path: Path, key: bytes, tokens: Sequence[int], max_state: int) -> bytes:
-    """The state saved in ``path`` for ``key`` and ``tokens``, verified: header, sizes (the
-    file must be exactly as long as its header says, the state at most ``max_state`` bytes),
-    key, tokens and SHA-256. Reads at most the expected number of bytes.
+    """The state saved in ``path`` for ``key`` and ``tokens``, verified: a regular file this user
+    owns that nobody else can write (:func:`open_trusted`), header, sizes (the file must be
+    exactly as long as its header says, the state at most ``max_state`` bytes), key, tokens and
+    SHA-256. Reads at most the expected number of bytes.
 
     Raises:
         FileNotFoundError: there is no such file.
-        BadEntry: the file is truncated, corrupt, foreign or for another key or prefix.
+        BadEntry: the file is not a trusted regular file, or truncated, corrupt, foreign or for
+            another key or prefix.
         OSError: it cannot be read.
     """
-    with open(path, "rb") as f:
+    with os.fdopen(open_trusted(path), "rb") as f:
         size = os.fstat(f.fileno()).st_size
         raw = f.read(HEADER.size)
         if len(raw) < HEADER.size:
@@ -265,7 +423,8 @@ def read_entry(path: Path, key: bytes, tokens: Sequence[int], max_state: int) ->
 
 class PromptStateCache:
     """Saved states: the last few in memory, and files in ``folder`` up to ``cap`` bytes
-    (``cap`` 0: memory only); least recently used files are removed first."""
+    (``cap`` 0: memory only); least recently used files are removed first. The folder is used
+    only while it is private (:meth:`disk`)."""
 
     def __init__(self, folder: Path, cap: int, memory_entries: int = MEMORY_ENTRIES) -> None:
         self.folder, self.cap, self.memory_entries = folder, cap, memory_entries
@@ -275,6 +434,31 @@ class PromptStateCache:
     def path(self, key: bytes) -> Path:
         return self.folder / (key.hex() + SUFFIX)
 
+    def disk(self) -> bool:
+        """Whether states are read from and written to the folder: ``cap`` > 0 and the folder
+        (created with mode 0700 when missing) is owned by this user and writable by nobody
+        else. Otherwise a warning, once, names the folder and the fix."""
+        if self.cap <= 0:
+            return False
+        try:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            st = os.stat(self.folder)
+        except OSError as exc:
+            self._warn_once(
+                "folder", "Cannot use the prompt cache folder %s (%s); prompt states are kept "
+                "in memory only, and a new process evaluates the system prompt again.",
+                self.folder, exc.strerror or exc)
+            return False
+        problem = "not a folder" if not stat.S_ISDIR(st.st_mode) else ownership_problem(st)
+        if problem:
+            self._warn_once(
+                "folder", "The prompt cache folder %s is %s, so anyone who can write there "
+                "could plant a saved state: none is read or written there, they are kept in "
+                "memory only. Make it a folder of yours that only you can write (chmod 700 %s), "
+                "or set %s to one.", self.folder, problem, self.folder, DIR_ENV_VAR)
+            return False
+        return True
+
     def get(self, key: bytes, tokens: Sequence[int]) -> tuple[bytes, str] | None:
         """``(state, "memory" | "disk")`` for ``key`` and ``tokens``, or ``None``. A file that
         cannot be used is reported (a warning) and ignored."""
@@ -282,7 +466,7 @@ class PromptStateCache:
         if found is not None and found[0] == tuple(tokens):
             self._memory.move_to_end(key)
             return found[1], "memory"
-        if self.cap <= 0:
+        if not self.disk():
             return None
         path = self.path(key)
         try:
@@ -319,6 +503,8 @@ class PromptStateCache:
                 log.debug("A prompt state of %d bytes is over the cache's cap (%d bytes): kept "
                           "in memory only.", size, self.cap)
             return
+        if not self.disk():
+            return
         try:
             write_entry(self.path(key), key, tokens, state)
         except OSError as exc:
@@ -336,15 +522,15 @@ class PromptStateCache:
         now = time.time()
         for path in self._entries():
             try:
-                stat = path.stat()
+                st = path.lstat()  # a symbolic link is the link, not what it names
             except OSError:  # removed by another process meanwhile
                 continue
             if path.name.endswith(".tmp"):
-                if now - stat.st_mtime > STALE_TMP_SECONDS:
+                if now - st.st_mtime > STALE_TMP_SECONDS:
                     with contextlib.suppress(OSError):
                         path.unlink(missing_ok=True)
                 continue
-            files.append((stat.st_mtime_ns, path.name, stat.st_size, path))
+            files.append((st.st_mtime_ns, path.name, st.st_size, path))
         total = sum(size for _, _, size, _ in files)
         for _, _, size, path in sorted(files):
             if total <= self.cap:
@@ -427,29 +613,17 @@ def evaluate(llama: Any, tokens: Sequence[int]) -> None:
 
 class PrefixFinder:
     """The prefix of the prompt that the leading system messages decide, in tokens (see the
-    module's docstring). ``None`` when the model has no chat template or the rendering fails."""
+    module's docstring), as ``chat`` tokenizes prompts. ``None`` without ``chat`` or when the
+    rendering fails."""
 
     PROBES = ("A", "B")
 
-    def __init__(self, llama: Any) -> None:
-        self._llama = llama
+    def __init__(self, chat: ChatTokenizer | None) -> None:
+        self._chat = chat
         self._memo: OrderedDict[str, Tokens | None] = OrderedDict()
-        self._formatter: Any = None
-        template = (getattr(llama, "metadata", None) or {}).get("tokenizer.chat_template")
-        if template and llama.chat_handler is None:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            eos, bos = llama.token_eos(), llama.token_bos()
-            text = llama._model.token_get_text
-            try:
-                self._formatter = Jinja2ChatFormatter(
-                    template=template, eos_token=text(eos) if eos != -1 else "",
-                    bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
-            except Exception as exc:  # a template jinja2 cannot compile
-                log.debug("No prompt cache: the chat template does not compile (%s).", exc)
 
     def __call__(self, messages: Sequence[Any]) -> Tokens | None:
-        if self._formatter is None:
+        if self._chat is None:
             return None
         leading = []
         for message in messages:
@@ -463,36 +637,29 @@ class PrefixFinder:
         if memo_key in self._memo:
             self._memo.move_to_end(memo_key)
             return self._memo[memo_key]
-        prefix = self._find(leading)
+        prefix = self._find(self._chat, leading)
         self._memo[memo_key] = prefix
         while len(self._memo) > 16:
             self._memo.popitem(last=False)
         return prefix
 
-    def _find(self, leading: list[Any]) -> Tokens | None:
-        import llama_cpp
-
+    def _find(self, chat: ChatTokenizer, leading: list[Any]) -> Tokens | None:
         try:
-            renderings = [self._tokens([*leading, {"role": "user", "content": probe}])
+            renderings = [chat([*leading, {"role": "user", "content": probe}]).tokens
                           for probe in self.PROBES]
-        except Exception as exc:  # the template may raise on any input
-            log.debug("No prompt prefix: the chat template failed (%s).", exc)
+        except ModelError as exc:  # the template may fail on any input
+            log.debug("No prompt prefix: %s", exc)
             return None
         common = 0
         for a, b in zip(*renderings, strict=False):
             if a != b:
                 break
             common += 1
-        vocab = self._llama._model.vocab
+        control = chat.vocabulary.control_tokens
         for end in range(common, 0, -1):
-            if llama_cpp.llama_vocab_is_control(vocab, renderings[0][end - 1]):
+            if renderings[0][end - 1] in control:
                 return tuple(renderings[0][:end])
         return None
-
-    def _tokens(self, messages: list[Any]) -> list[int]:
-        result = self._formatter(messages=messages)
-        return list(self._llama.tokenize(result.prompt.encode("utf-8"),
-                                         add_bos=not result.added_special, special=True))
 
 
 class CanonicalStart:
@@ -508,9 +675,9 @@ class CanonicalStart:
     """
 
     def __init__(self, llama: Any, description: dict[str, Any] | None,
-                 cache: PromptStateCache | None) -> None:
+                 cache: PromptStateCache | None, chat: ChatTokenizer | None = None) -> None:
         self.llama, self.description, self.cache = llama, description, cache
-        self.find_prefix = PrefixFinder(llama)
+        self.find_prefix = PrefixFinder(chat)
         self.source: str | None = None
         self._next: Tokens | None = None
         self._held: Tokens | None = None  # the prefix the context starts with, canonically
@@ -533,7 +700,7 @@ class CanonicalStart:
         self.llama.generate = generate
 
     def expect(self, messages: Sequence[Any]) -> None:
-        """The next request's messages (before ``create_chat_completion``)."""
+        """The next request's messages (before ``create_completion``)."""
         self._next, self.source = self.find_prefix(messages), None
 
     def forget(self) -> None:

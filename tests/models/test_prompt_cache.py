@@ -6,10 +6,14 @@ model's replies (fresh vs restored) are compared in tests/models/test_llama_cpp.
 from __future__ import annotations
 
 import errno
+import hashlib
+import json
 import logging
 import multiprocessing
 import os
+import stat
 import struct
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,8 @@ from react_agent.models._prompt_cache import (
 )
 
 LOGGER = "react_agent.models._prompt_cache"
+posix = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(os, "geteuid"),
+                           reason="POSIX owners, modes and FIFOs")
 DESCRIPTION = {"model": "test", "n_ctx": 64}
 PREFIX = (151644, 8948, 198, 2610, 525, 151645, 198, 151644)
 STATE = bytes(range(256)) * 40  # 10 KiB of "KV cache"
@@ -310,12 +316,15 @@ def test_the_disk_cap_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(pc.SIZE_ENV_VAR, "0")
     assert pc.disk_cap() == 0
     assert pc.disk_cap(2) == 2 * 1024 * 1024  # the argument wins
-    for bad in ("lots", "-1", "nan", "inf"):
+    monkeypatch.setenv(pc.SIZE_ENV_VAR, "1048576")
+    assert pc.disk_cap() == 1 << 40  # 1 TiB: the most
+    for bad in ("lots", "-1", "nan", "inf", "-inf", "1e303", "1e400", "1048577", "0x10"):
         monkeypatch.setenv(pc.SIZE_ENV_VAR, bad)
         with pytest.raises(ConfigError, match=pc.SIZE_ENV_VAR):
             pc.disk_cap()
-    with pytest.raises(ConfigError, match="prompt_cache_mb"):
-        pc.disk_cap(-3)
+    for wrong in (-3, 1e303, float("inf"), True):
+        with pytest.raises(ConfigError, match="prompt_cache_mb"):
+            pc.disk_cap(wrong)
 
 
 def test_the_folder_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -346,14 +355,182 @@ def test_the_model_settings_without_loading(monkeypatch: pytest.MonkeyPatch,
     assert LlamaCppModel(gguf, prompt_cache=False).prefix_source is None  # not read when off
 
 
-def test_the_model_fingerprint_reads_the_ends_of_the_file(tmp_path: Path) -> None:
+def test_the_model_fingerprint_is_the_hash_of_the_whole_file(tmp_path: Path) -> None:
+    """Two files alike but for one byte in the middle (same size, same first and last 4 MiB)
+    are two models; a copy elsewhere is the same model."""
     body = os.urandom(9 << 20)
     a, b, c = tmp_path / "a.gguf", tmp_path / "b.gguf", tmp_path / "c.gguf"
     a.write_bytes(body)
-    b.write_bytes(body)  # a copy elsewhere: the same model
-    c.write_bytes(body[:-1] + bytes([body[-1] ^ 1]))  # other last tensors
-    assert pc.model_fingerprint(a) == pc.model_fingerprint(b) != pc.model_fingerprint(c)
-    assert pc.model_fingerprint(a).startswith(f"size:{9 << 20}:")
+    b.write_bytes(body)
+    middle = len(body) // 2
+    c.write_bytes(body[:middle] + bytes([body[middle] ^ 1]) + body[middle + 1:])
+    folder = tmp_path / "states"
+    folder.mkdir(mode=0o700)
+    fingerprints = [pc.model_fingerprint(path, folder) for path in (a, b, c)]
+    assert fingerprints[0] == fingerprints[1] == f"sha256:{hashlib.sha256(body).hexdigest()}"
+    assert fingerprints[2] != fingerprints[0]
+    assert pc.model_fingerprint(a).startswith("file:")  # memory only: the file's version
+
+
+def test_a_files_hash_is_computed_once_per_version_of_the_file(tmp_path: Path) -> None:
+    model, folder = tmp_path / "model.gguf", tmp_path / "states"
+    model.write_bytes(b"weights" * 1000)
+    folder.mkdir(mode=0o700)
+    digest = hashlib.sha256(model.read_bytes()).hexdigest()
+    assert pc.model_fingerprint(model, folder) == f"sha256:{digest}"
+    [(version, remembered)] = pc.read_hashes(folder).items()
+    assert remembered == digest and version.endswith(f":{model.stat().st_size}:"
+                                                     f"{model.stat().st_mtime_ns}")
+    pc.remember_hash(folder, version, "0" * 64)  # the record is what is used, not the file
+    assert pc.model_fingerprint(model, folder) == f"sha256:{'0' * 64}"
+    os.utime(model, ns=(model.stat().st_atime_ns, model.stat().st_mtime_ns + 1000))
+    assert pc.model_fingerprint(model, folder) == f"sha256:{digest}"  # a new version: hashed
+    assert len(pc.read_hashes(folder)) == 2
+
+
+@pytest.mark.parametrize(("record", "why"), [
+    (b"not json", "Expecting value"),
+    (b"[" * 100_000, "nested deeper"),
+    (b"[1, 2]", "not a record"),
+    (b'{"format": 1, "files": [1]}', "not a record"),
+    (b'{"format": 99, "files": {}}', "not a record"),
+    (b'{"format": 1, "files": {}, "pad": "' + b"x" * (1 << 20) + b'"}', "over 1048576 bytes"),
+    (b'{"format": 1, "files": {"1:2:3:4": "short", "x": "' + b"0" * 64 + b'"}}', None),
+])
+def test_a_hostile_hash_record_is_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, record: bytes, why: str | None,
+) -> None:
+    """Malformed records are a warning; ill-formed pairs are dropped; the file is hashed."""
+    model, folder = tmp_path / "model.gguf", tmp_path / "states"
+    model.write_bytes(b"weights")
+    folder.mkdir(mode=0o700)
+    (folder / pc.HASHES_FILE).write_bytes(record)
+    with caplog.at_level(logging.WARNING, LOGGER):
+        assert pc.read_hashes(folder) == {}
+    assert [why in said for said in warnings(caplog)] == ([True] if why else [])
+    digest = hashlib.sha256(b"weights").hexdigest()
+    assert pc.model_fingerprint(model, folder) == f"sha256:{digest}"
+    assert list(pc.read_hashes(folder).values()) == [digest]  # a valid record again
+
+
+@posix
+def test_a_hash_record_through_a_link_or_a_fifo_is_not_read(tmp_path: Path) -> None:
+    model, folder = tmp_path / "model.gguf", tmp_path / "states"
+    model.write_bytes(b"weights")
+    folder.mkdir(mode=0o700)
+    version = f"{model.stat().st_dev}:{model.stat().st_ino}:7:{model.stat().st_mtime_ns}"
+    planted = tmp_path / "planted.json"
+    planted.write_text(json.dumps({"format": 1, "files": {version: "0" * 64}}))
+    (folder / pc.HASHES_FILE).symlink_to(planted)
+    assert pc.read_hashes(folder) == {}
+    (folder / pc.HASHES_FILE).unlink()
+    os.mkfifo(folder / pc.HASHES_FILE)
+    assert pc.read_hashes(folder) == {}  # without waiting for a writer
+
+
+# --- the folder and its files must be private ---------------------------------------------------
+
+
+def planted(tmp_path: Path) -> PromptStateCache:
+    """A cache whose folder holds a valid entry (as one planted by another user would be)."""
+    store = cache(tmp_path)
+    store.folder.mkdir(mode=0o700)
+    write_entry(store.path(KEY), KEY, PREFIX, STATE)
+    return store
+
+
+@posix
+def test_a_new_folder_is_private(tmp_path: Path) -> None:
+    store = cache(tmp_path)
+    store.put(KEY, PREFIX, STATE)
+    assert store.folder.stat().st_mode & 0o777 == 0o700
+    assert store.path(KEY).stat().st_mode & 0o777 == 0o600
+
+
+@posix
+@pytest.mark.parametrize("fault", ["world-writable", "group-writable", "another owner"])
+def test_a_folder_others_can_write_is_not_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+    fault: str,
+) -> None:
+    """Whoever can write to the folder can compute a key and plant a state: nothing there is
+    read, nothing written, one warning names the folder and the fix."""
+    store = planted(tmp_path)
+    if fault == "another owner":  # as root, test the check: "this user" is someone else
+        monkeypatch.setattr(pc.os, "geteuid", lambda: os.getuid() + 4242, raising=False)
+    else:
+        store.folder.chmod(0o777 if fault == "world-writable" else 0o770)
+    other = state_key(DESCRIPTION, (1, 2))
+    with caplog.at_level(logging.WARNING, LOGGER):
+        assert store.get(KEY, PREFIX) is None
+        store.put(other, (1, 2), STATE)
+    assert not store.path(other).exists()
+    assert store.get(other, (1, 2)) == (STATE, "memory")
+    [said] = warnings(caplog)
+    assert str(store.folder) in said and "chmod 700" in said and pc.DIR_ENV_VAR in said
+    assert ("owned by user" if fault == "another owner" else "writable by") in said
+
+
+@posix
+@pytest.mark.parametrize("fault", ["group-writable", "another owner", "symlink", "fifo"])
+def test_an_entry_that_is_not_a_private_regular_file_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+    fault: str,
+) -> None:
+    store = planted(tmp_path)
+    path = store.path(KEY)
+    elsewhere = tmp_path / "elsewhere.kv"
+    if fault == "group-writable":
+        path.chmod(0o660)
+    elif fault == "another owner":
+        real = os.stat
+        folder = os.stat(store.folder)
+
+        def owned_by_another(target: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+            found = real(target, *args, **kwargs)
+            if found.st_ino == folder.st_ino:
+                return found
+            fields = list(found)
+            fields[4] = found.st_uid + 4242
+            return os.stat_result(fields)
+
+        for name in ("lstat", "fstat"):  # the entry only: the folder stays ours
+            monkeypatch.setattr(pc.os, name, owned_by_another)
+    elif fault == "symlink":
+        path.rename(elsewhere)  # a valid entry, named through a link
+        path.symlink_to(elsewhere)
+    else:
+        path.unlink()
+        os.mkfifo(path)  # opening it for reading would wait for a writer forever
+    outcome: list[Any] = []
+    reader = threading.Thread(target=lambda: outcome.append(store.get(KEY, PREFIX)),
+                              daemon=True)
+    with caplog.at_level(logging.WARNING, LOGGER):
+        reader.start()
+        reader.join(timeout=120)  # a generous guard: the read must not block
+    assert not reader.is_alive() and outcome == [None]
+    [said] = warnings(caplog)
+    reason = {"group-writable": "writable by its group", "another owner": "owned by user",
+              "symlink": "a symbolic link", "fifo": "a FIFO"}[fault]
+    assert reason in said and "Ignoring the saved prompt state" in said
+    monkeypatch.undo()
+    store.put(KEY, PREFIX, STATE)  # writing replaces it by a private regular file
+    assert path.is_file() and not path.is_symlink()
+    assert read_entry(path, KEY, PREFIX, 1 << 20) == STATE
+    if fault == "symlink":
+        assert read_entry(elsewhere, KEY, PREFIX, 1 << 20) == STATE  # not written through
+
+
+@posix
+def test_the_trust_checks_on_a_file_status() -> None:
+    me = os.geteuid()
+    status = os.stat_result((stat.S_IFREG | 0o644, 1, 1, 1, me, 0, 10, 0, 0, 0))
+    assert pc.ownership_problem(status) is None
+    assert pc.ownership_problem(os.stat_result((stat.S_IFREG | 0o646, 1, 1, 1, me, 0, 10, 0,
+                                                0, 0))) == "writable by others"
+    assert pc.ownership_problem(os.stat_result((stat.S_IFREG | 0o644, 1, 1, 1, me + 1, 0, 10,
+                                                0, 0, 0))) == (
+        f"owned by user {me + 1}, not by you (user {me})")
 
 
 # --- the canonical start, on a fake context -------------------------------------------------------
