@@ -390,8 +390,6 @@ def main() -> None:
         drive(json.loads(args.drive.read_text()))
         return
 
-    from react_agent._paths import cache_dir
-
     if args.python:
         python = args.python
     else:
@@ -416,7 +414,11 @@ def main() -> None:
     numbers = sample_numbers(args.sample)
     turns = sample_numbers(args.multi_turn) if args.multi_turn != 0 else False
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    work = args.work or cache_dir() / "bench" / "bfcl-runs" / stamp
+    if args.work is None:
+        from react_agent._paths import cache_dir
+
+        args.work = cache_dir() / "bench" / "bfcl-runs" / stamp
+    work = args.work
     work.mkdir(parents=True, exist_ok=True)
     rule = (f"items numbered floor(i * {SAMPLED_RANGE} / N), i = 0..N-1")
     print(f"bfcl-eval {BFCL_VERSION}; rows: {', '.join(rows)}; results in {work}")
