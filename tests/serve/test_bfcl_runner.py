@@ -253,3 +253,33 @@ def test_a_call_leaving_out_arguments_whose_default_is_null_is_handed_out() -> N
     assert json.loads(call["function"]["arguments"]) == {
         "botId": "b1", "botVersion": "v2", "sortBy": "ASC", "maxResults": 50}
     assert answer["react_agent"]["attempts"] == 1  # not refused for a null it never wrote
+
+
+def _benchmark() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bfcl_benchmark", BENCHMARK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 50, 149, 150])
+def test_the_sample_is_evenly_spread_over_items_0_to_149_only(n: int) -> None:
+    numbers = _benchmark().sample_numbers(n)
+    assert len(set(numbers)) == n and numbers == sorted(numbers)
+    assert numbers[0] == 0 and numbers[-1] < 150  # items 150 and up are never sampled
+    assert numbers == [i * 150 // n for i in range(n)]
+
+
+def test_the_sample_refuses_sizes_it_cannot_draw_from_items_0_to_149() -> None:
+    bench = _benchmark()
+    assert bench.sample_numbers(None) is None  # --sample all: whole categories
+    for n in (0, 151):
+        with pytest.raises(SystemExit):
+            bench.sample_numbers(n)
+    assert bench.item_number("live_simple", "live_simple_17-9-0") == 17
+    assert bench.item_number("simple_python", "simple_python_149") == 149
+    with pytest.raises(ValueError):
+        bench.item_number("simple", "simple_python_3")  # another category's id
