@@ -56,6 +56,7 @@ import json
 import os
 import platform
 import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -174,9 +175,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def served_id(url: str) -> str:
+API_KEY = secrets.token_urlsafe(24)
+"""The key the servers this benchmark starts ask for (``--api-key``; the runner sends it as
+``OPENAI_API_KEY``): no other program on the machine, nor a web page, uses them meanwhile."""
+
+
+def served_id(url: str, key: str) -> str:
     """The first model id of ``GET {url}/models`` (what a client such as AgentDojo uses)."""
-    with urllib.request.urlopen(f"{url}/models", timeout=10) as response:
+    request = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
         return str(json.load(response)["data"][0]["id"])
 
 
@@ -195,7 +202,7 @@ def started(command: list[str], url: str, log: Path, env: dict[str, str] | None 
                     raise RowError(f"{Path(command[0]).name} {_exit(server.returncode)} "
                                    f"before it answered. The end of {log}: {last}")
                 with contextlib.suppress(OSError, ValueError, KeyError, IndexError):
-                    served_id(url)
+                    served_id(url, API_KEY)
                     break
                 if time.monotonic() > deadline:
                     raise RowError(f"{Path(command[0]).name} did not answer within "
@@ -276,8 +283,8 @@ def endpoint(row: str, python: Path, work: Path, args: argparse.Namespace,
     url = f"http://127.0.0.1:{port}/v1"
     if row == "serve":
         command = [str(python), "-m", "react_agent", "serve", "--host", "127.0.0.1",
-                   "--port", str(port), "--max-tokens", str(MAX_TOKENS)]
-        info.update(command=command[1:], model=str(args.gguf), threads=threads,
+                   "--port", str(port), "--max-tokens", str(MAX_TOKENS), "--api-key", API_KEY]
+        info.update(command=[*command[1:-1], "KEY"], model=str(args.gguf), threads=threads,
                     max_tokens=MAX_TOKENS)
         with started(command, url, work / "serve.log", bench_env(python)) as up:
             yield up
@@ -285,8 +292,8 @@ def endpoint(row: str, python: Path, work: Path, args: argparse.Namespace,
     binary = llama_server_binary(python, args.llama_server)
     command = [str(binary), "-m", str(args.gguf), "--jinja", "-t", str(threads),
                "-c", str(CONTEXT), "-n", str(MAX_TOKENS), "-np", "1",
-               "--host", "127.0.0.1", "--port", str(port)]
-    info.update(binary=str(binary), command=["llama-server", *command[1:]],
+               "--host", "127.0.0.1", "--port", str(port), "--api-key", API_KEY]
+    info.update(binary=str(binary), command=["llama-server", *command[1:-1], "KEY"],
                 version=llama_server_version(binary),
                 model=str(args.gguf), threads=threads, max_tokens=MAX_TOKENS)
     env = {**os.environ, "LD_LIBRARY_PATH": str(binary.parent)}
@@ -328,8 +335,11 @@ def _run_row(row: str, python: Path, folder: Path, args: argparse.Namespace,
         spec_file.write_text(json.dumps(spec, indent=1))
         print(f"{row}: bfcl-eval generate on {', '.join(categories)} "
               f"(log: {folder / 'runner.log'})", file=sys.stderr, flush=True)
-        done = subprocess.run([str(python), __file__, "--drive", str(spec_file)],
-                              env=bench_env(python), check=False)
+        env = bench_env(python)
+        if row != "endpoint":  # the key of the server this benchmark started
+            env["OPENAI_API_KEY"] = API_KEY
+        done = subprocess.run([str(python), __file__, "--drive", str(spec_file)], env=env,
+                              check=False)
     if done.returncode != 0:
         raise RowError(f"the runner failed (exit {done.returncode}); see "
                        f"{folder / 'runner.log'}")
@@ -551,7 +561,7 @@ def _register(spec: dict[str, Any], progress: Any) -> Any:
     if spec["row"] == "library":
         handler = _library_handler(Counting, spec)
     else:
-        model_name = served_id(spec["url"])
+        model_name = served_id(spec["url"], os.environ["OPENAI_API_KEY"])
     handler.served = model_name
     MODEL_CONFIG_MAPPING[spec["name"]] = ModelConfig(
         model_name=model_name, display_name=f"{spec['name']} (FC)", url=spec["url"] or "",
