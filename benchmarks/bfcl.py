@@ -13,7 +13,7 @@ with its own data and checker. It lives in its own virtual environment, never in
 dependencies (it pins numpy 1.26.4, tree-sitter 0.21 and a dozen vendors' SDKs): made on first
 use in ``<react-agent cache>/bench/bfcl-eval-<version>`` (or ``--venv``) from
 ``benchmarks/bfcl-requirements.txt``: bfcl-eval with ``--no-deps``, that file, and react-agent
-from this checkout with its ``local`` and ``serve`` extras. It takes about 4 minutes with a warm
+from this checkout with its ``local`` and ``serve`` extras. It took 7.5 minutes with a warm
 pip cache and needs about 2 GB (the embedded model's weight packages included).
 
 Rows (``--rows``, default all three):
@@ -603,7 +603,7 @@ def _library_handler(base: Any, spec: dict[str, Any]) -> Any:
         rest = [{"role": m["role"], "content": m["content"]} for m in messages
                 if m["role"] not in ("system", "developer")]
         toolbox = toolbox_from_specs(request.get("tools") or [])
-        agent = Agent(model, toolbox, AgentConfig(instructions=system))
+        agent = Agent(model, toolbox, config=AgentConfig(instructions=system))
         steps: list[Any] = []
         run_calls: list[Any] = []
         answer: str | None = None

@@ -6,9 +6,9 @@ unmodified, its result and score files are written, its scores are the ones that
 earns, and the calls it recorded are the calls the script wrote.
 
 Needs the runner's environment: ``REACT_AGENT_BFCL_PYTHON`` names its Python (``python
-benchmarks/bfcl.py --setup-only`` builds it and prints it, ~4-8 minutes). Skipped without it,
+benchmarks/bfcl.py --setup-only`` builds it and prints it, ~8 minutes). Skipped without it,
 unless ``REACT_AGENT_REQUIRE_BFCL=1`` (set by ``.ci/run``), which makes the skip a failure. The
-test takes about a minute (bfcl-eval's imports and 15 items, one of them four turns).
+test takes 30-70 s on 2 busy cores (bfcl-eval's imports and 15 items, one of them four turns).
 """
 
 from __future__ import annotations
