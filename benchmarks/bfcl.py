@@ -432,8 +432,10 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     rule = (f"items numbered floor(i * {SAMPLED_RANGE} / N), i = 0..N-1")
     print(f"bfcl-eval {BFCL_VERSION}; rows: {', '.join(rows)}; results in {work}")
-    print(f"sample: {'whole categories' if numbers is None else f'{len(numbers)} per category'}"
-          f"{'' if numbers is None else f' ({rule}): {numbers}'}")
+    if args.categories and numbers is None:
+        print("sample: whole categories")
+    elif args.categories:
+        print(f"sample: {len(numbers)} per category ({rule}): {numbers}")
     if turns is not False:
         print(f"{MULTI_TURN}: {'whole category' if turns is None else turns} (not the library)")
     record: dict[str, Any] = {
