@@ -560,7 +560,9 @@ def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, 
     where the schema expects a number, ``"true"``/``"false"`` into booleans, 5 into ``"5"`` where
     it expects a string, a JSON array or object written as a string into the value, a single
     value into a one-element array, an ``enum`` value in other letter case into the listed one;
-    fills in schema defaults of missing arguments. Anything else is left for validation to
+    fills in schema defaults of missing arguments (a default that does not fit its own
+    schema's type or ``enum``, such as ``null`` for a string, is not filled in: the argument
+    stays left out, as written). Anything else is left for validation to
     reject (``"5 apples"`` stays a string, and so does a number that would not mean what was
     written: ``"1e999"``, an integer of thousands of digits; see :func:`_coerce`). Nested arrays
     and objects are cleaned the same way. Never raises for JSON values nested at most
@@ -602,7 +604,8 @@ def _clean_object(
         for key, item in value.items()
     }
     for key, spec in props.items():
-        if key not in cleaned and isinstance(spec, dict) and "default" in spec:
+        if key not in cleaned and isinstance(spec, dict) and "default" in spec \
+                and _fits(spec, spec["default"]):
             cleaned[key] = copy.deepcopy(spec["default"])
             changes.append((f"{where}{key}: filled in the default {_show(spec['default'])}",
                             f"{path}{key}: filled in the default"))
@@ -638,6 +641,16 @@ def _clean(spec: dict[str, Any], value: Any, where: str, path: str,
     if isinstance(cleaned, dict) and isinstance(spec.get("properties"), dict):
         return _clean_object(spec, cleaned, f"{where}.", f"{path}.", changes)
     return cleaned
+
+
+def _fits(spec: dict[str, Any], value: Any) -> bool:
+    """``value`` has a type ``spec`` declares (any, if it declares none) and is in its
+    ``enum``, if it has one: a default that does not is no value the tool takes."""
+    types = _types(spec)
+    kind = _json_type(value)
+    enum = spec.get("enum")
+    return (not types or kind in types or (kind == "integer" and "number" in types)) \
+        and (not isinstance(enum, list) or value in enum)
 
 
 def _kind(value: Any) -> str:

@@ -490,6 +490,25 @@ def test_clean_args_fills_defaults_without_sharing_them() -> None:
     assert clean_args(schema, {})[0] == {"tags": []}
 
 
+@pytest.mark.parametrize(("spec", "filled"), [
+    ({"type": "string", "default": None}, {}),  # BFCL's "optional, no value" (null)
+    ({"type": "boolean", "default": "false"}, {}),  # a string for a boolean
+    ({"type": "string", "enum": ["ASC", "DESC"], "default": "asc"}, {}),
+    ({"type": ["string", "null"], "default": None}, {"v": None}),
+    ({"type": "number", "default": 5}, {"v": 5}),
+    ({"enum": ["EQ", "CO"], "default": "EQ"}, {"v": "EQ"}),
+    ({"default": {"any": "thing"}}, {"v": {"any": "thing"}}),
+])
+def test_clean_args_fills_only_defaults_that_fit_their_schema(
+    spec: dict[str, Any], filled: dict[str, Any]
+) -> None:
+    schema = {"type": "object", "properties": {"v": spec}}
+    got, changes = clean_args(schema, {})
+    assert got == filled
+    assert len(changes) == len(filled)
+    assert check_args(schema, got) == []  # a call leaving the argument out stays valid
+
+
 def test_enum_match_is_exact_when_case_is_ambiguous() -> None:
     schema = {"type": "object", "properties": {"v": {"enum": ["A", "a"]}}}
     assert clean_args(schema, {"v": "a"})[0] == {"v": "a"}
