@@ -816,13 +816,14 @@ def _record(name: str, record: Any) -> str:
         shown = f"{p:.2f}" if isinstance(p, (int, float)) and 0 <= p <= 1 else "?"
         return (f"the model rated the final answer {shown} likely; "
                 f"{'taken' if record.get('taken') else 'not taken'}")
-    if name == "review" and isinstance(record, dict):
+    if name == "review" and isinstance(record, dict) \
+            and isinstance(record.get("reasons", []), list):
         reasons = record.get("reasons") or []
         return "asked again because " + "; ".join(map(str, reasons)) if reasons else \
             "asked again"
     if name == "held_calls" and isinstance(record, list):
         return "held back: " + "; ".join(
-            f"{c.get('name')} {json.dumps(c.get('args'), ensure_ascii=False)}"
+            f"{c.get('name')} {json.dumps(c.get('args'), ensure_ascii=False, default=repr)}"
             if isinstance(c, dict) else str(c) for c in record)
     if name == "repeat" and record is True:
         return "a repeat of earlier calls, set aside (not run, not sent)"

@@ -499,3 +499,14 @@ def test_a_real_run_viewed_and_traced(embedded_model: Any, browser: Any, tmp_pat
         opened.check_quiet()
     finally:
         opened.close()
+
+
+@pytest.mark.parametrize("name", ["answer_floor", "review", "held_calls", "repeat", "budget"])
+@pytest.mark.parametrize("record", [float("inf"), {"reasons": float("inf")}, {"reasons": 3},
+                                    [{"name": 1, "args": {1, 2}}], {"probability": "x"},
+                                    [None, 7], "text"])
+def test_a_policy_record_of_any_shape_is_shown_in_words(name: str, record: object) -> None:
+    """A record is read from a file: whatever its shape, it is shown, never a traceback."""
+    from react_agent.harness._view import _record
+
+    assert isinstance(_record(name, record), str)
