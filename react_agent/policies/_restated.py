@@ -456,9 +456,10 @@ def _plain_number(value: Any) -> Decimal | None:
     if isinstance(value, str) and not re.fullmatch(r"[-+]?\d{1,15}(?:\.\d{1,15})?", value):
         return None
     try:
-        return Decimal(str(value))
+        number = Decimal(str(value))
     except InvalidOperation:
         return None
+    return number if number.is_finite() else None  # (JSON may hold NaN and Infinity)
 
 
 # -- what the run was told ------------------------------------------------------------------------

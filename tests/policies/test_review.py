@@ -370,6 +370,11 @@ def test_a_hostile_result_is_read_within_bounds(observation: str) -> None:
     assert [m.kind for m in found] == ["sign"]
 
 
+def test_numbers_that_are_not_finite_are_left_out() -> None:
+    observation = '{"temperature_c": NaN, "high_c": Infinity, "low_c": -2.8}'
+    assert [m.returned for m in wrong("Toronto?", observation, "Low 2.8 °C.")] == ["-2.8"]
+
+
 def test_the_review_asks_again_for_a_time_restated_wrongly() -> None:
     toolbox = Toolbox()
 
