@@ -17,6 +17,10 @@ Three sets, no model run:
    hand): how often the check fires on real output and whether each firing is right.
 
 ``--show`` prints every case the check gets wrong and every firing on sets 2 and 3.
+``--extract RESULTS.jsonl`` prints, as lines for set 3 (``"label": null``, to be labelled by
+hand), each answer of the runs of a results file of ``react-agent run --tasks``: the drafts,
+the focused answers and the final answers written after a tool call, with the successful
+results before them.
 """
 
 from __future__ import annotations
@@ -157,11 +161,38 @@ def recorded(show: bool) -> None:
                 print(f"   missed {r['id']}: {r['answer']!r} ({r.get('note', '')})")
 
 
+def extract(path: Path) -> None:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        turns = record.get("turns") or [{"result": record["result"]}]
+        user: list[str] = []
+        for n, turn in enumerate(turns, 1):
+            result = turn["result"]
+            user.append(result["task"])
+            rows: list[list[Any]] = []
+            for step in result["steps"]:
+                answer = step.get("final_answer")
+                if answer and rows:
+                    what = "focused" if step.get("origin") == "review" else "answer"
+                    turn_id = f"{record['id']}" + (f"/{n}" if len(turns) > 1 else "")
+                    print(json.dumps({"id": f"{path.stem}:{turn_id}:{step['index']}:{what}",
+                                      "user": list(user), "results": list(rows),
+                                      "answer": answer, "label": None, "note": ""},
+                                     ensure_ascii=False))
+                rows += [[r["name"], r["args"], r["observation"]] for r in step.get("results", [])
+                         if r.get("ok")]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=("dev", "test", "both"), default="both")
     parser.add_argument("--show", action="store_true", help="print each error and firing")
+    parser.add_argument("--extract", type=Path, metavar="RESULTS.jsonl",
+                        help="print the answers of a results file as lines to label")
     args = parser.parse_args()
+    if args.extract:
+        extract(args.extract)
+        return 0
     labelled(["dev", "test"] if args.half == "both" else [args.half], args.show)
     references(args.show)
     recorded(args.show)

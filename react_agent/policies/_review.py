@@ -5,9 +5,8 @@ an umbrella" without the rain), that switches language (a Chinese task answered 
 copying an English tool result), or that restates a value wrongly (a tool's ``02:22`` as
 "2:22 PM", ``-2.8`` as "2.8"). :func:`gaps` and :func:`~._restated.misstated` find these
 faults without a model; the loop then asks for the answer again in a focused call
-(:class:`Review`). The idea of checking a
-draft before accepting it follows Self-Refine (Madaan et al., 2023), with the feedback computed
-by rules instead of the model.
+(:class:`Review`). The idea of checking a draft before accepting it follows Self-Refine
+(Madaan et al., 2023), with the feedback computed by rules instead of the model.
 """
 
 from __future__ import annotations
@@ -34,8 +33,9 @@ from ._grounding import strings
 from ._restated import Misstated, Told, misstated, read_told
 
 REVIEW_MODES = ("auto", "always")
-"""``auto``: a focused call rewrites the draft when :func:`gaps` finds a fault; ``always``:
-after every draft in a run that called tools."""
+"""``auto``: a focused call rewrites the draft when :func:`gaps` or
+:func:`~._restated.misstated` finds a fault; ``always``: after every draft in a run that
+called tools."""
 
 LOOP_REASON = "repeated calls whose results it already had, after being told so"
 """The review reason of a focused final-answer call made instead of ``loop_detected``."""
@@ -95,7 +95,7 @@ class Review(Policy):
         if self.mode == "always":
             reasons = ["is reviewed every time (Review(mode='always'))"]
         else:
-            wrong = misstated(answer, told) if told else []
+            wrong = misstated(answer, told) if told is not None else []
             reasons = gaps(run.task, answer, run.facts.results, values) + [
                 m.reason for m in wrong]
         if not reasons:
@@ -165,7 +165,8 @@ def _worse(run: Run, answer: str, draft: str | None, values: Returned | None = N
     gapped = functools.partial(gaps, run.task, results=run.facts.results, values=values)
 
     def faults(text: str) -> set[str]:
-        return set(gapped(text)) | {m.reason for m in (misstated(text, told) if told else [])}
+        wrong = misstated(text, told) if told is not None else []
+        return set(gapped(text)) | {m.reason for m in wrong}
 
     return bool(faults(answer) - faults(draft))
 
