@@ -472,7 +472,7 @@ class Told:
     dates: list[tuple[_Date, str | None]] = field(default_factory=list)
     numbers: dict[Decimal, list[tuple[_Number, str | None]]] = field(default_factory=dict)
     relative: bool = False
-    _seen: set[tuple[Any, ...]] = field(default_factory=set)
+    _seen: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
 
     def add(self, text: str, tool: str | None) -> None:
         """Read ``text``, said by the user (``tool`` ``None``) or returned by ``tool``; a value
@@ -529,7 +529,9 @@ def misstated(answer: str, told: Told) -> list[Misstated]:
       "$96.80").
 
     A draft value that the user said, or that any result states in a way that fits, is not
-    faulted; nor a value matching nothing (a value the draft worked out).
+    faulted; nor a value matching nothing (a value the draft worked out); and a returned
+    value the draft states right somewhere is not taken as the one it restates wrongly
+    elsewhere ("2:22 AM now, so 2:22 PM in 12 hours").
     """
     draft = _read(answer, exact=False, clauses=True)
     relative = told.relative or bool(_RELATIVE.search(answer))
