@@ -144,7 +144,8 @@ def build_parser() -> _Parser:
         "--review", choices=(*REVIEW_MODES, "off"), default="auto",
         help="ask for the final answer once more in a focused call (the tool results and the "
              "task only) and keep that one: auto (default) when the draft is in another "
-             "script than the task or states none of the tools' values; always; off",
+             "script than the task, states none of the tools' values or restates one "
+             "wrongly (a time, a date, a sign, a unit); always; off",
     )
     agent.add_argument(
         "--answer-floor", type=_answer_floor, default=AnswerFloor.floor, metavar="P|off",

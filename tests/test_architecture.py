@@ -38,7 +38,8 @@ ORDER = [
     # 5. events; a run as the loop and its policies see it; the small-model policies; options
     "events", "_run",
     "policies._constrained", "policies._answer_floor", "policies._repeat",
-    "policies._grounding", "policies._held_calls", "policies._review", "policies._routing",
+    "policies._grounding", "policies._held_calls", "policies._restated", "policies._review",
+    "policies._routing",
     "policies._best_effort", "policies",
     "config",
     # 6. the agent: model I/O, the loop core, conversations, the facade

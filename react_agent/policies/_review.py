@@ -1,11 +1,12 @@
 """When a draft final answer is worth a second, focused call: cheap checks on the draft.
 
 Small models often write a final answer that drops the values the tools returned ("Yes, bring
-an umbrella" without the rain) or that switches language (a Chinese task answered in English,
-copying an English tool result). :func:`gaps` finds these faults without a model; the loop
-then asks for the answer again in a focused call (:class:`Review`). The idea of checking a
-draft before accepting it follows Self-Refine (Madaan et al., 2023), with the feedback computed
-by rules instead of the model.
+an umbrella" without the rain), that switches language (a Chinese task answered in English,
+copying an English tool result), or that restates a value wrongly (a tool's ``02:22`` as
+"2:22 PM", ``-2.8`` as "2.8"). :func:`gaps` and :func:`~._restated.misstated` find these
+faults without a model; the loop then asks for the answer again in a focused call
+(:class:`Review`). The idea of checking a draft before accepting it follows Self-Refine
+(Madaan et al., 2023), with the feedback computed by rules instead of the model.
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ from ..errors import ConfigError, ModelError, OutputParseError
 from ..events import FinalAnswer, ParseFailed, ReplyParsed
 from ..types import Message, Step, ToolResult
 from ._grounding import strings
+from ._restated import Misstated, Told, misstated, read_told
 
 REVIEW_MODES = ("auto", "always")
-"""``auto``: a focused call rewrites the draft when :func:`gaps` finds a fault; ``always``:
-after every draft in a run that called tools."""
+"""``auto``: a focused call rewrites the draft when :func:`gaps` or
+:func:`~._restated.misstated` finds a fault; ``always``: after every draft in a run that
+called tools."""
 
 LOOP_REASON = "repeated calls whose results it already had, after being told so"
 """The review reason of a focused final-answer call made instead of ``loop_detected``."""
@@ -45,19 +48,26 @@ class Review(Policy):
     model shown its draft copies it), under the final-answer schema where the backend
     constrains decoding. A usable answer replaces the draft; anything else (a tool
     call, an unusable reply, a model error, an answer with a fault the draft lacks by
-    :func:`gaps`) keeps the draft. In a run that called tools only; the draft is not
-    streamed as answer tokens there, since it may be replaced.
+    :func:`gaps` or :func:`~._restated.misstated`) keeps the draft. In a run that called
+    tools only; the draft is not streamed as answer tokens there, since it may be replaced.
 
     Also breaks a loop: when the model goes on repeating calls whose results it already has
     after being warned, the answer is asked for in the same focused call instead of ending
     with ``loop_detected``.
 
     The review call is a step with ``origin="review"`` and
-    ``records["review"] = {"reasons": [...]}``; notes on the draft's step.
+    ``records["review"] = {"reasons": [...]}``, plus ``"restated": [{"kind", "stated",
+    "returned", "tool"}, ...]`` when the draft restated values wrongly
+    (:meth:`~._restated.Misstated.to_dict`); notes on the draft's step.
 
     Args:
         mode: ``"auto"``: review a draft written in another script than the task or stating
-            none of the values the tools returned (:func:`gaps`); ``"always"``: every draft.
+            none of the values the tools returned (:func:`gaps`), or restating one wrongly
+            (``restated``); ``"always"``: every draft.
+        restated: review a draft that restates a value of a tool result wrongly: a time in
+            the other half of the day, a date with month and day swapped or one of them
+            changed, a number with the other sign, a quantity with another unit of its kind
+            (:func:`~._restated.misstated`); ``False`` leaves this check out.
 
     Raises:
         ConfigError: an unknown ``mode``.
@@ -65,6 +75,7 @@ class Review(Policy):
 
     name: ClassVar[str] = "review"
     mode: str = "auto"
+    restated: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in REVIEW_MODES:
@@ -79,16 +90,20 @@ class Review(Policy):
         if not run.called_tools:
             return step
         values = returned(run.task, run.facts.results)
+        told = read_told(run.facts.results, run.facts.user) if self.restated else None
+        wrong: list[Misstated] = []
         if self.mode == "always":
             reasons = ["is reviewed every time (Review(mode='always'))"]
         else:
-            reasons = gaps(run.task, answer, run.facts.results, values)
+            wrong = misstated(answer, told) if told is not None else []
+            reasons = gaps(run.task, answer, run.facts.results, values) + [
+                m.reason for m in wrong]
         if not reasons:
             return step
         yield FinalAnswer(step, answer, draft=True, reasons=tuple(reasons))
         return (yield from self.ask_again(run, reasons, "Review", "the draft answer " +
                                           " and ".join(reasons) + "; asking again in a "
-                                          "focused call", values))
+                                          "focused call", values, told, wrong))
 
     def on_loop(self, run: Run, step: Step) -> Generator[Request, Any, Step | None]:
         if not all(run.succeeded(call) for call in step.tool_calls):
@@ -98,14 +113,19 @@ class Review(Policy):
                                           "answer in a focused call"))
 
     def ask_again(self, run: Run, reasons: list[str], label: str, why: str,
-                  values: Returned | None = None) -> Generator[Request, Any, Step]:
+                  values: Returned | None = None, told: Told | None = None,
+                  wrong: list[Misstated] | None = None) -> Generator[Request, Any, Step]:
         """The focused call, noted as ``label: why`` on its step; returns the step (not in
         ``run.steps`` if the model failed: the step before it is noted with why). ``values``:
-        :func:`returned` of the run, when already known."""
+        :func:`returned` of the run, when already known; ``told``: what the run was told, read
+        for :func:`~._restated.misstated` (``None``: that check is off); ``wrong``: the values
+        the draft restated wrongly."""
         focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
             "policies/review", task=run.task, facts=facts(run.facts.results))}]
         step = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         step.records[self.name] = {"reasons": reasons}
+        if wrong:
+            step.records[self.name]["restated"] = [m.to_dict() for m in wrong]
         run.note(step, self.name, label, why)
         yield from run.flush()
         draft = run.messages[-1]
@@ -125,7 +145,7 @@ class Review(Policy):
         yield ReplyParsed(step, parsed)
         result = run.result
         if parsed.final_answer and parsed.final_answer.strip() \
-                and not _worse(run, parsed.final_answer, result.final_answer, values):
+                and not _worse(run, parsed.final_answer, result.final_answer, values, told):
             result.final_answer = parsed.final_answer
         else:
             run.messages[-1] = draft
@@ -133,15 +153,22 @@ class Review(Policy):
         return step
 
 
-def _worse(run: Run, answer: str, draft: str | None, values: Returned | None = None) -> bool:
-    """Whether the focused ``answer`` has a fault by :func:`gaps` that the ``draft`` it would
-    replace does not have: trading one fault for another is no repair, and the draft came
-    with the model's own reasoning. With no draft (a broken loop) it is never worse."""
+def _worse(run: Run, answer: str, draft: str | None, values: Returned | None = None,
+           told: Told | None = None) -> bool:
+    """Whether the focused ``answer`` has a fault by :func:`gaps` (or, with ``told``, by
+    :func:`~._restated.misstated`) that the ``draft`` it would replace does not have: trading
+    one fault for another is no repair, and the draft came with the model's own reasoning.
+    With no draft (a broken loop) it is never worse."""
     if draft is None:
         return False
     values = values if values is not None else returned(run.task, run.facts.results)
-    faults = functools.partial(gaps, run.task, results=run.facts.results, values=values)
-    return bool(set(faults(answer)) - set(faults(draft)))
+    gapped = functools.partial(gaps, run.task, results=run.facts.results, values=values)
+
+    def faults(text: str) -> set[str]:
+        wrong = misstated(text, told) if told is not None else []
+        return set(gapped(text)) | {m.reason for m in wrong}
+
+    return bool(faults(answer) - faults(draft))
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _NUMBER_LIKE = re.compile(r"[\d\s.,:%+\-]*")  # "40%", "-1.5%", "09:30", "" (not words)
