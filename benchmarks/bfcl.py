@@ -44,7 +44,9 @@ library's calls until its first action). The same figures go to a JSON file (``-
 Sample (``--sample N``, default 50; ``--multi-turn N``): the items numbered ``floor(i * 150 / N)``
 for ``i = 0 .. N-1`` of each category (the number after the category in the item's id), the same
 for every row: only items 0-149 are ever sampled, items 150 and up are kept out of sampled
-measurements. ``--sample all`` runs whole categories.
+measurements. ``--sample all`` runs whole categories. ``--split tune`` samples the items kept
+out instead, ``150 + floor(i * 50 / N)`` (every category has items 150-199): the items to tune a
+change on, never to report it with.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irr
               "live_simple", "live_multiple")
 MULTI_TURN = "multi_turn_base"
 SAMPLED_RANGE = 150
+TUNE_RANGE = 50
 """Sampled items come from the items numbered 0 .. SAMPLED_RANGE - 1 of each category."""
 ROWS = ("serve", "llama-server", "library")
 MAX_TOKENS = 512  # react-agent serve's default reply cap
@@ -86,11 +89,16 @@ _MARKER = "react-agent-bench.json"
 
 
 # -- the sample ---------------------------------------------------------------------------------
-def sample_numbers(n: int | None) -> list[int] | None:
+def sample_numbers(n: int | None, split: str = "test") -> list[int] | None:
     """The item numbers of a sample of ``n`` items per category: ``floor(i * 150 / n)``,
-    ``i = 0 .. n-1``; ``None`` (whole categories) for ``n=None``."""
+    ``i = 0 .. n-1`` (``split="test"``, the untouched split) or ``150 + floor(i * 50 / n)``
+    (``split="tune"``); ``None`` (whole categories) for ``n=None``."""
     if n is None:
         return None
+    if split == "tune":
+        if not 1 <= n <= TUNE_RANGE:
+            raise SystemExit(f"--sample with --split tune must be 1-{TUNE_RANGE}, got {n}")
+        return [SAMPLED_RANGE + i * TUNE_RANGE // n for i in range(n)]
     if not 1 <= n <= SAMPLED_RANGE:
         raise SystemExit(f"--sample/--multi-turn must be 1-{SAMPLED_RANGE} or 'all', got {n}")
     return [i * SAMPLED_RANGE // n for i in range(n)]
@@ -379,6 +387,9 @@ def main() -> None:
                         help="items per category, from items 0-149 (default 50), or 'all'")
     parser.add_argument("--multi-turn", type=parse_sample, default=0, metavar="N|all",
                         help=f"also {MULTI_TURN}, N items from 0-149, or 'all' (default: off)")
+    parser.add_argument("--split", choices=("test", "tune"), default="test",
+                        help="sample items 0-149 (test, the untouched split: report with it) "
+                             "or 150-199 (tune: try changes on it)")
     parser.add_argument("--temperature", type=float, default=0.0,
                         help="sent by the runner (default 0: the embedded model's own)")
     parser.add_argument("--endpoint", help="the base URL of a running server (row 'endpoint')")
@@ -421,8 +432,8 @@ def main() -> None:
         args.gguf = default_model_path()
     else:
         args.gguf = None
-    numbers = sample_numbers(args.sample)
-    turns = sample_numbers(args.multi_turn) if args.multi_turn != 0 else False
+    numbers = sample_numbers(args.sample, args.split)
+    turns = sample_numbers(args.multi_turn, args.split) if args.multi_turn != 0 else False
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     if args.work is None:
         from react_agent._paths import cache_dir
@@ -430,7 +441,9 @@ def main() -> None:
         args.work = cache_dir() / "bench" / "bfcl-runs" / stamp
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
-    rule = (f"items numbered floor(i * {SAMPLED_RANGE} / N), i = 0..N-1")
+    rule = (f"items numbered {SAMPLED_RANGE} + floor(i * {TUNE_RANGE} / N), i = 0..N-1 "
+            "(the tuning split)" if args.split == "tune" else
+            f"items numbered floor(i * {SAMPLED_RANGE} / N), i = 0..N-1")
     print(f"bfcl-eval {BFCL_VERSION}; rows: {', '.join(rows)}; results in {work}")
     if args.categories and numbers is None:
         print("sample: whole categories")

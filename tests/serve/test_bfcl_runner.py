@@ -283,3 +283,12 @@ def test_the_sample_refuses_sizes_it_cannot_draw_from_items_0_to_149() -> None:
     assert bench.item_number("simple_python", "simple_python_149") == 149
     with pytest.raises(ValueError):
         bench.item_number("simple", "simple_python_3")  # another category's id
+
+
+@pytest.mark.parametrize("n", [1, 5, 10, 50])
+def test_the_tuning_split_never_draws_an_item_of_the_untouched_split(n: int) -> None:
+    numbers = _benchmark().sample_numbers(n, "tune")
+    assert len(set(numbers)) == n and numbers == sorted(numbers)
+    assert 150 <= numbers[0] and numbers[-1] < 200  # every category has items 150-199
+    with pytest.raises(SystemExit):
+        _benchmark().sample_numbers(51, "tune")
