@@ -1,4 +1,4 @@
-"""The Policy base class (react_agent._run) and default_policies: a policy of one's own plugs
+"""The Policy base class (react_agent.engine) and default_policies: a policy of one's own plugs
 into the loop at the hook points; the default set, changed by ``use=`` and ``off=``; a policy
 left out leaves no trace."""
 
@@ -27,7 +27,7 @@ from helpers import (
 )
 
 from react_agent import Agent, AgentConfig, ConfigError, RunResult, ToolCall, ToolResult
-from react_agent._run import Run
+from react_agent.engine import Run
 from react_agent.events import ObservationSent, PolicyNote, ToolFinished
 from react_agent.harness._display import Printer
 from react_agent.models import ScriptedModel

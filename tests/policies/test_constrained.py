@@ -1,5 +1,5 @@
 """Tests for react_agent.policies._constrained: the reply schema
-(:func:`react_agent._protocol.reply_schema`), how the agent sends it
+(:func:`react_agent.engine.reply_schema`), how the agent sends it
 (:class:`~react_agent.policies.Constrained`) and how the OpenAI-compatible backend uses it."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from helpers import weather_toolbox as temperatures
 from jsonschema import Draft202012Validator
 
 from react_agent import Agent, ConfigError, Toolbox
-from react_agent._protocol import reply_schema
+from react_agent.engine import reply_schema
 from react_agent.models import OpenAIChatModel, ScriptedModel
 from react_agent.policies import Constrained, Review, Routing, default_policies
 
