@@ -273,20 +273,23 @@ class Policy:
     """A small-model heuristic that plugs into the loop (see the module docs for the hooks).
 
     Attributes:
-        name: the policy's name: its key in ``Step.records``, the ``policy`` of its notes, and
-            what ``default_policies(off=...)`` and the CLI call it. Two policies of one run
-            never share a name.
+        name: the policy's name: its key in ``Step.records`` and in the run's states, the
+            ``policy`` of its notes, the ``origin`` of the results it gives, and what
+            ``default_policies(off=...)`` and the CLI call it. Two policies of one run never
+            share a name.
+        runs_in_serve: whether ``react-agent serve`` uses this policy by default in its turns
+            (one model turn up to the first usable action, whose final answer the client may
+            stream): ``False`` for a policy that needs a step budget or replaces a final
+            answer.
+        sets_calls_aside: whether this policy may set a reply's calls aside (comparing them
+            with the calls the run made) and ask for the final answer instead: ``serve``
+            cleans the calls before such a policy sees them, and leaves it out of a turn whose
+            request requires a tool call.
     """
 
     name: ClassVar[str] = "policy"
     runs_in_serve: ClassVar[bool] = True
-    """Whether ``react-agent serve`` uses this policy by default in its turns (one model turn
-    up to the first usable action, whose final answer the client may stream): ``False`` for a
-    policy that needs a step budget or replaces a final answer."""
     sets_calls_aside: ClassVar[bool] = False
-    """Whether this policy may set a reply's calls aside (comparing them with the calls the
-    run made) and ask for the final answer instead: ``serve`` cleans the calls before such a
-    policy sees them, and leaves it out of a turn whose request requires a tool call."""
 
     def for_run(self, run: Run) -> Any:
         """The state this policy keeps for ``run`` (``run.state(self)`` hands it back), made
