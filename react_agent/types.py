@@ -85,15 +85,20 @@ class ToolResult:
         ok: the tool ran and returned.
         error: ``None``, or the failure kind: ``"unknown_tool"``, ``"invalid_args"``,
             ``"declined"``, ``"tool_error"``, ``"timeout"``, ``"repeated"``, ``"call_budget"``
-            (past the run's ``max_tool_calls``), ``"ungrounded"`` (an email address or phone
-            number found in neither the task nor a tool result),
-            ``"set_aside"`` (a repeat not run and not sent: ``observation`` is the earlier
-            result; see :class:`~react_agent.policies.RepeatSetAside`).
+            (past the run's ``max_tool_calls``), or the code of the policy that answered the
+            call (``origin``; each policy documents its codes).
         args: the arguments after cleaning (what the tool was called with).
         cleaning: what the cleaning changed, in words (e.g. ``'days: "5" -> 5'``).
         seconds: wall time of the tool call.
         cleaning_kinds: the same changes without the values (``"days: string -> integer"``),
             for records that must hold no content (OpenTelemetry without content capture).
+        origin: who gave the result: ``None`` for the invoker (the tool ran, or the invoker
+            refused the call), ``"loop"`` for the loop (a repeat warning, a call past
+            ``max_tool_calls``), else the name of the policy that answered the call without
+            running it.
+        skipped: the call was not run and the result not sent to the model, and that is no
+            failure: not counted as a tool call, shown as a note (a repeat a policy set aside;
+            ``observation`` is then the earlier result).
     """
 
     call: ToolCall
@@ -104,13 +109,16 @@ class ToolResult:
     cleaning: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cleaning_kinds: list[str] = field(default_factory=list)
+    origin: str | None = None
+    skipped: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.call.name, "args": self.call.args, "cleaned_args": self.args,
             "observation": self.observation, "ok": self.ok, "error": self.error,
             "cleaning": self.cleaning, "seconds": round(self.seconds, 6),
-            "cleaning_kinds": self.cleaning_kinds,
+            "cleaning_kinds": self.cleaning_kinds, "origin": self.origin,
+            "skipped": self.skipped,
         }
 
     @classmethod
@@ -252,8 +260,17 @@ class _CallShape(Shape):
         return ToolCall(self.name, self.args or {})
 
 
+_ORIGIN_BEFORE: dict[str, tuple[str, bool]] = {
+    "repeated": ("loop", False), "call_budget": ("loop", False),
+    "ungrounded": ("ground_contacts", False), "set_aside": ("repeat", True),
+}
+"""The ``origin`` and ``skipped`` of a result saved before results had them, by its error: the
+codes the loop and the built-in policies gave then."""
+
+
 class _ToolResultShape(Shape):
-    """A saved :class:`ToolResult` (:meth:`ToolResult.to_dict`)."""
+    """A saved :class:`ToolResult` (:meth:`ToolResult.to_dict`); in a file written before
+    results had ``origin`` and ``skipped``, they follow from the error (:data:`_ORIGIN_BEFORE`)."""
 
     name: str
     args: dict[str, Any] | None = None
@@ -264,11 +281,17 @@ class _ToolResultShape(Shape):
     cleaning: list[str] | None = None
     seconds: Seconds | None = None
     cleaning_kinds: list[str] | None = None
+    origin: str | None = None
+    skipped: bool | None = None
 
     def value(self) -> ToolResult:
+        origin, skipped = self.origin, self.skipped
+        if skipped is None:  # written before results had an origin
+            origin, skipped = _ORIGIN_BEFORE.get(self.error or "", (None, False))
         return ToolResult(ToolCall(self.name, self.args or {}), self.observation, self.ok,
                           self.error, self.cleaned_args or {}, list(self.cleaning or []),
-                          self.seconds or 0.0, list(self.cleaning_kinds or []))
+                          self.seconds or 0.0, list(self.cleaning_kinds or []), origin,
+                          skipped)
 
 
 class _StepShape(Shape):
@@ -380,7 +403,7 @@ class RunResult:
             "model_seconds": round(sum(s.model_seconds for s in self.steps), 6),
             "tool_seconds": round(sum(r.seconds for s in self.steps for r in s.results), 6),
             "model_calls": len(self.steps),
-            "tool_calls": sum(r.error != "set_aside" for s in self.steps for r in s.results),
+            "tool_calls": sum(not r.skipped for s in self.steps for r in s.results),
         }
 
     @property

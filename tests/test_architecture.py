@@ -28,22 +28,22 @@ ORDER = [
     "prompts",
     "parsing._scan", "parsing._repair", "parsing._envelope", "parsing._placeholders",
     "parsing._stream", "parsing._reply", "parsing",
-    # 4. the protocol; the model backends
-    "_protocol",
+    # 4. the model backends
     "models.base", "models._scripted", "models._weights", "models._cpu_probe",
     "models._answer_floor", "models._chat_tokens", "models._prompt_cache", "models._llama_cpp",
     "models.llama_server",
     "models._openai_chat",
     "models",
-    # 5. events; a run as the loop and its policies see it; the small-model policies; options
-    "events", "_run",
+    # 5. events; the engine (protocol, run state, policy contract, loop core); the small-model
+    # policies; options
+    "events", "engine._protocol", "engine._facts", "engine._run", "engine._loop", "engine",
     "policies._constrained", "policies._answer_floor", "policies._repeat",
     "policies._grounding", "policies._held_calls", "policies._restated", "policies._review",
     "policies._routing",
     "policies._best_effort", "policies",
     "config",
-    # 6. the agent: model I/O, the loop core, conversations, the facade
-    "agent._model_io", "agent._loop", "agent._conversation", "agent._agent", "agent",
+    # 6. the agent: model I/O, conversations, the facade
+    "agent._model_io", "agent._conversation", "agent._agent", "agent",
     # 7. the harness: runs in bulk, evaluation, traces, printing
     "harness._checks", "harness._batch", "harness._ray", "harness._evaluation", "harness._trace",
     "harness._display", "harness._view", "harness._otel", "harness",

@@ -1,4 +1,5 @@
-"""The agent: the loop core, its sync and async edges, model I/O and conversations.
+"""The agent: the sync and async edges of the loop core (:mod:`react_agent.engine`), model I/O
+and conversations.
 
 :class:`Agent` is the facade (``Agent(model, toolbox).run("task") -> RunResult``);
 :class:`Conversation` keeps several turns in one history.

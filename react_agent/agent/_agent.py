@@ -17,9 +17,8 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequen
 from typing import Any
 
 from .. import prompts
-from .._protocol import Invoke, Query
-from .._run import Request, Run, Setup
 from ..config import AgentConfig
+from ..engine import Invoke, Query, Request, Run, Setup, react, resumable
 from ..errors import ConfigError
 from ..events import AnswerToken, Event, FinalAnswer, RunFinished, last_result
 from ..models.base import ChatModel
@@ -27,7 +26,6 @@ from ..policies import Policy, default_policies
 from ..tools import Approver, Toolbox, ainvoke_all, invoke_all
 from ..types import Message, ModelReply, RunResult, Step
 from ._conversation import Conversation
-from ._loop import react, resumable
 from ._model_io import advance, aquery, query
 
 
@@ -223,7 +221,7 @@ class Agent:
         self, task: str, history: list[Message], steps: list[Step], budget: int,
         resumed: bool = False,
     ) -> Generator[Request, Any, None]:
-        """The loop (:func:`~react_agent.agent._loop.react`) for ``task``, set up with this
+        """The loop (:func:`~react_agent.engine.react`) for ``task``, set up with this
         agent's tools, prompt and policies; ``history``: earlier messages (or, ``resumed``, all
         of them)."""
         config, shown = self.config, self.toolbox

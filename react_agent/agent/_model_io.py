@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from typing import Any
 
-from .._protocol import Query
+from ..engine import Query
 from ..errors import ModelError
 from ..events import AnswerToken, Event, ModelToken
 from ..models.base import ChatModel

@@ -286,7 +286,7 @@ class OtelCallback:
             span.set_attribute("gen_ai.tool.call.result", result.observation)
         if result.error:
             span.set_attribute("react_agent.tool.error", result.error)
-        if not result.ok and result.error != "set_aside":
+        if not result.ok and not result.skipped:
             kind = result.error or "tool_error"
             span.set_attribute("error.type", kind)
             text = f"{kind}: {result.observation[:500]}" if self.capture_content else kind

@@ -40,8 +40,7 @@ from typing import IO, Any
 
 from .. import prompts
 from .._persist import Count, Seconds, Shape, append_json_lines, check_shape, read_json_lines, shown
-from .._protocol import observation_message
-from ..agent._loop import resumable
+from ..engine import observation_message, resumable
 from ..errors import ConfigError
 from ..events import (
     Event,

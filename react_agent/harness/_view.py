@@ -623,7 +623,7 @@ class _Page:
             badges.append(f'<span class="badge warn">parser: {_esc(step.stage or "")}</span>')
         failed = [r for r in step.results if not r.ok]
         for r in failed:
-            badges.append(f'<span class="badge {"note" if r.error == "set_aside" else "bad"}">'
+            badges.append(f'<span class="badge {"note" if r.skipped else "bad"}">'
                           f"{_esc(r.call.name)}: {_esc(r.error or 'failed')}</span>")
         if step.finish_reason == "length":
             badges.append('<span class="badge bad">cut by the token limit</span>')
@@ -691,7 +691,7 @@ class _Page:
 
     def _observation(self, r: ToolResult) -> str:
         state = "ok" if r.ok else (r.error or "failed")
-        kind = "ok" if r.ok else "note" if r.error == "set_aside" else "bad"
+        kind = "ok" if r.ok else "note" if r.skipped else "bad"
         head = (f'<div class="meta"><code>{_esc(r.call.name)}</code> '
                 f'<span class="badge {kind}">{_esc(state)}</span> {_secs(r.seconds)}</div>')
         text = r.observation
@@ -794,7 +794,7 @@ def _is_draft(step: Step, following: Step | None) -> bool:
 
 def _problem_class(step: Step) -> str:
     if step.reply is None or step.finish_reason == "length" or any(
-            not r.ok and r.error != "set_aside" for r in step.results):
+            not r.ok and not r.skipped for r in step.results):
         return "problem"
     return "noted" if step.notes or step.origin or not step.in_history else ""
 

@@ -35,7 +35,7 @@ class ChatModel(Protocol):
     - ``reset()``: forget state carried between requests (a KV cache), so the next reply is a
       freshly loaded model's; `run --tasks` and `eval` call it before each task or item;
     - ``accepts_schema = True``: ``complete``/``stream`` take ``schema=`` (the JSON Schema of a
-      valid reply, see :mod:`react_agent._protocol`) and ``strict=`` (fail rather than fall back
+      valid reply, see :mod:`react_agent.engine`) and ``strict=`` (fail rather than fall back
       to plain prompting when the backend cannot constrain decoding);
     - ``accepts_answer_floor = True``: ``complete``/``stream`` take ``answer_floor=`` (a
       probability: the reply gives the final answer where the model gives that branch at least

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .._run import Policy
+from ..engine import Policy
 from ..errors import ConfigError
 from ._answer_floor import AnswerFloor
 from ._best_effort import BestEffortAnswer

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._protocol import Query
-from .._run import Policy, Run
+from ..engine import Policy, Query, Run
 from ..errors import ConfigError
 from ..types import ModelReply, Step
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import prompts
-from .._run import Policy, Request, Run
+from ..engine import Policy, Request, Run
 from ..errors import ModelError, OutputParseError
 from ..events import FinalAnswer, ParseFailed, ReplyParsed
 from ..types import Message, Step
@@ -22,6 +22,7 @@ class BestEffortAnswer(Policy):
     """
 
     name: ClassVar[str] = "best_effort"
+    runs_in_serve: ClassVar[bool] = False
 
     def on_out_of_steps(self, run: Run) -> Generator[Request, Any, None]:
         result = run.result

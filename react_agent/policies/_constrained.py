@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._protocol import Query
-from .._run import Policy, Run
+from ..engine import Policy, Query, Run
 from ..errors import ConfigError
 
 CONSTRAINED_MODES = ("auto", "on", "off")
@@ -17,7 +16,7 @@ an unusable reply (``after_unusable``)."""
 
 @dataclass(frozen=True)
 class Constrained(Policy):
-    """Send the reply schema (:func:`react_agent._protocol.reply_schema` of the tools shown) to
+    """Send the reply schema (:func:`react_agent.engine.reply_schema` of the tools shown) to
     backends that can constrain decoding to it (``accepts_schema``: the embedded model's
     grammar, a server's ``response_format``); the tolerant parser still reads the reply.
 

@@ -15,13 +15,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._run import Policy, Run
+from ..engine import Each, Facts, Gathered, Policy, Run
 from ..types import Step, ToolCall, ToolResult
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _MAX_LOCAL, _MAX_DOMAIN = 64, 255  # RFC 5321's limits on the two parts of an address
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
+UNGROUNDED = "ungrounded"
+"""The error of a refusal of :class:`GroundContacts`."""
 
 
 def ungrounded(
@@ -121,7 +123,7 @@ def _not_grounded(
     if close:
         text += (f" The task and the tool results hold: {', '.join(map(repr, close))}; use "
                  "the one that belongs to whom the task means.")
-    return ToolResult(call, text, ok=False, error="ungrounded")
+    return ToolResult(call, text, ok=False, error=UNGROUNDED)
 
 
 def strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
@@ -142,16 +144,64 @@ def leaves(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:
         yield where, value
 
 
+class Known:
+    """What grounds a contact detail in one run, read from its :class:`~react_agent.engine.Facts`
+    as they grow, each text once, when a check first needs it: the system prompt, the user's
+    messages and every tool result except a refusal that quotes the made-up value."""
+
+    def __init__(self, facts: Facts) -> None:
+        self._facts = facts
+        self._grounding: list[str] = []  # the observations that ground a contact detail
+        self._read = 0  # the results looked at so far
+        fold = str.casefold
+        self._system = Each(facts.system, fold)
+        self._user = Each(facts.user, fold)
+        self._results = Each(self._grounding, fold)
+        self._digits = Gathered([facts.system, facts.user, self._grounding], phone_digits, [])
+        self._known: tuple[int, int, int, str] = (0, 0, 0, "")
+
+    def _sync(self) -> None:
+        results = self._facts.results
+        self._grounding.extend(r.observation for r in results[self._read:]
+                               if r.error != UNGROUNDED)
+        self._read = len(results)
+
+    @property
+    def text(self) -> str:
+        """The texts that ground a contact detail, case-folded, one text."""
+        self._sync()
+        system, user, results = self._system(), self._user(), self._results()
+        if self._known[:3] != (len(system), len(user), len(results)):
+            self._known = (len(system), len(user), len(results),
+                           "\n".join([*system, *user, *results]))
+        return self._known[3]
+
+    @property
+    def digits(self) -> list[str]:
+        """The digits of each phone-like number in :attr:`text`."""
+        self._sync()
+        digits: list[str] = self._digits()
+        return digits
+
+
+def phone_digits(text: str) -> list[str]:
+    """The digits of each phone-like number in ``text``."""
+    return [re.sub(r"\D", "", m) for m in _PHONE.findall(text)]
+
+
 @dataclass(frozen=True)
 class GroundContacts(Policy):
     """Do not run a call whose arguments hold an email address or phone number found in neither
     the task, the system prompt nor any tool result so far (:func:`ungrounded`): the model is
     told to look it up. The refusal is the call's result (error ``"ungrounded"``); the call
-    is checked again when the model sends it again."""
+    is checked again when the model sends it again. Its state for a run: :class:`Known`."""
 
     name: ClassVar[str] = "ground_contacts"
 
+    def for_run(self, run: Run) -> Known:
+        return Known(run.facts)
+
     def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
-        facts = run.facts
-        return ungrounded(call, lambda: facts.known, lambda: facts.known_digits,
-                          lambda: "\n".join([run.task, *facts.ok_observations]))
+        known: Known = run.state(self)
+        return ungrounded(call, lambda: known.text, lambda: known.digits,
+                          lambda: "\n".join([run.task, *run.facts.ok_observations]))

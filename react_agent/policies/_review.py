@@ -24,8 +24,7 @@ from .. import _lexical as lexical
 from .. import prompts
 from .._json import text_json
 from .._persist import loads
-from .._protocol import FINAL_ANSWER_SCHEMA, Query
-from .._run import Policy, Request, Run
+from ..engine import FINAL_ANSWER_SCHEMA, Policy, Query, Request, Run
 from ..errors import ConfigError, ModelError, OutputParseError
 from ..events import FinalAnswer, ParseFailed, ReplyParsed
 from ..types import Message, Step, ToolResult
@@ -74,6 +73,7 @@ class Review(Policy):
     """
 
     name: ClassVar[str] = "review"
+    runs_in_serve: ClassVar[bool] = False
     mode: str = "auto"
     restated: bool = True
 

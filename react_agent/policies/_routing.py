@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .._lexical import rank
-from .._run import Policy
+from ..engine import Policy
 from ..errors import ConfigError
 from ..tools import Tool, Toolbox
 

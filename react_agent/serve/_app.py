@@ -48,9 +48,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .._persist import loads
-from .._protocol import Query
 from ..agent._model_io import aquery
 from ..config import AgentConfig
+from ..engine import Query
 from ..errors import ConfigError, ModelError, ReactAgentError
 from ..events import ModelToken
 from ..harness._otel import annotate_turn

@@ -32,7 +32,7 @@ import cachetools
 
 from .. import prompts
 from .._persist import loads
-from .._protocol import observation_message
+from ..engine import observation_message
 from ..errors import ReactAgentError, ToolDefinitionError
 from ..harness._evaluation import toolbox_from_specs
 from ..models.base import Message

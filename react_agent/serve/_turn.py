@@ -1,8 +1,8 @@
 """One model turn for ``react-agent serve``: the library's engine, stopping at the first usable
 action. No tool is ever run here.
 
-:func:`take_turn` runs the loop core (:func:`react_agent.agent._loop.react`) on a
-:class:`~react_agent._run.Run` made from the request (the client's tools, its conversation in
+:func:`take_turn` runs the loop core (:func:`react_agent.engine.react`) on a
+:class:`~react_agent.engine.Run` made from the request (the client's tools, its conversation in
 react-agent's protocol, and the calls and results of its history as earlier steps), with the
 same model I/O and the policies that apply to a single turn. When the loop asks to run tool
 calls, the turn ends: they are the client's to run. Until then the loop does what it does in
@@ -20,10 +20,8 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .._protocol import Invoke, Query
-from .._run import Run, Setup
-from ..agent._loop import react
 from ..agent._model_io import advance, aquery
+from ..engine import Invoke, Query, Run, Setup, react
 from ..errors import OutputParseError
 from ..events import AnswerToken, ParseFailed, RunFinished
 from ..models.base import ChatModel, estimate_tokens
@@ -144,18 +142,18 @@ def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
 def turn_policies(
     plan: TurnPlan, policies: Sequence[Policy] | None = None, model: ChatModel | None = None,
 ) -> tuple[Policy, ...]:
-    """The policies of a turn: ``policies``, by default the library's without the review of
-    the final answer (an extra model call on the client's answer, which it could then not
-    stream) and the best-effort answer (a turn has no step budget); with the request's
-    :class:`ToolChoiceCheck` placed before the repeat check (which compares the cleaned calls
-    with those of the history). A repeat is not set aside when the request requires a call."""
+    """The policies of a turn: ``policies``, by default the library's that run in ``serve``
+    (``Policy.runs_in_serve``: not those that replace a final answer the client could then not
+    stream, or need a step budget a turn does not have); with the request's
+    :class:`ToolChoiceCheck` placed before the first policy that may set calls aside
+    (``Policy.sets_calls_aside``: it compares the cleaned calls with those of the history).
+    Calls are not set aside when the request requires a call."""
     if policies is None:
-        policies = default_policies(model, off=["review", "best_effort"])
+        policies = [p for p in default_policies(model) if p.runs_in_serve]
     chosen = [p for p in policies if p.name != ToolChoiceCheck.name]
     if plan.choice.mode in ("required", "function"):
-        chosen = [p for p in chosen if p.name != "repeat"]
-    names = [p.name for p in chosen]
-    at = names.index("repeat") if "repeat" in names else len(chosen)
+        chosen = [p for p in chosen if not p.sets_calls_aside]
+    at = next((n for n, p in enumerate(chosen) if p.sets_calls_aside), len(chosen))
     return (*chosen[:at], ToolChoiceCheck(plan), *chosen[at:])
 
 

@@ -1,4 +1,4 @@
-"""Tests for react_agent.agent._agent and the loop core (react_agent.agent._loop): the ReAct
+"""Tests for react_agent.agent._agent and the loop core (react_agent.engine._loop): the ReAct
 loop, run through the package's ScriptedModel. The policies' tests are in tests/policies/."""
 
 from __future__ import annotations
@@ -28,11 +28,8 @@ from react_agent import (
     Step,
     Toolbox,
     ToolCall,
-    ToolResult,
     parse_reply,
 )
-from react_agent._run import Run, Setup
-from react_agent.agent._loop import _failed_before
 from react_agent.events import (
     AnswerToken,
     FinalAnswer,
@@ -368,7 +365,7 @@ def test_a_parser_bug_ends_the_run_with_a_status_and_keeps_the_trajectory(
 ) -> None:
     """No reply can crash the parser today; should a bug do it, the run still ends with a
     status (and the reply that did it), never with the exception."""
-    import react_agent._run as run_module  # Run.read parses the replies of the loop
+    import react_agent.engine._run as run_module  # Run.read parses the replies of the loop
 
     real = run_module.parse_reply
 
@@ -629,22 +626,6 @@ def test_a_failed_call_repeated_unchanged_is_told_to_change_the_arguments() -> N
     assert repeat.startswith("You already called lookup with exactly these arguments, and it "
                              "failed: Error: ValueError: no key '1'")
     assert "Change the arguments as the error says" in repeat
-
-
-def test_only_a_call_that_failed_otherwise_than_by_timing_out_is_not_run_again() -> None:
-    call = ToolCall("lookup", {"key": "a"})
-
-    def after(result: ToolResult) -> Run:
-        """A run (resumed) whose one step called ``call`` and got ``result``."""
-        earlier = Step(1, tool_calls=[call], results=[result])
-        return Run(Setup(Toolbox(), Toolbox(), ""), RunResult("t", "max_steps", None, [earlier]))
-
-    assert _failed_before(after(ToolResult(call, "Error: timed out", ok=False, error="timeout")),
-                          call) is None
-    assert _failed_before(after(ToolResult(call, "x", ok=True)), call) is None
-    failed = ToolResult(call, "Error: no", ok=False, error="tool_error")
-    assert _failed_before(after(failed), call) is failed
-    assert _failed_before(after(failed), ToolCall("lookup", {"key": "b"})) is None
 
 
 def test_different_arguments_are_not_a_loop() -> None:

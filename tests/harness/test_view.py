@@ -510,3 +510,24 @@ def test_a_policy_record_of_any_shape_is_shown_in_words(name: str, record: objec
     from react_agent.harness._view import _record
 
     assert isinstance(_record(name, record), str)
+
+
+def test_a_call_set_aside_in_an_old_file_is_shown_as_a_note_not_a_failure() -> None:
+    """A result ``skipped`` (also in a file written before results had the field: error
+    ``set_aside``) is a note, whoever skipped it; any other failed result is a problem."""
+    old = {"name": "get_weather", "args": {"city": "Paris"}, "observation": "sunny",
+           "ok": False, "error": "set_aside"}
+    failed = dict(old, error="tool_error")
+    skipped = dict(old, error="my_code", origin="my_policy", skipped=True)
+    steps = [{"index": n, "tool_calls": [{"name": "get_weather", "args": {"city": "Paris"}}],
+              "results": [result], "in_history": False, "stage": "direct", "thought": "t"}
+             for n, result in enumerate((old, failed, skipped), 1)]
+    page = render_view(RunResult.from_dict({"task": "t", "status": "max_steps",
+                                            "final_answer": None, "steps": steps}))
+    first = re.search(r'<details class="step([^"]*)" id="e0t0s1".*?</details>', page, re.S)
+    second = re.search(r'<details class="step([^"]*)" id="e0t0s2".*?</details>', page, re.S)
+    assert first is not None and second is not None
+    assert "problem" not in first.group(1) and "problem" in second.group(1)
+    assert '<span class="badge note">get_weather: set_aside</span>' in first.group()
+    assert '<span class="badge bad">get_weather: tool_error</span>' in second.group()
+    assert '<span class="badge note">get_weather: my_code</span>' in page

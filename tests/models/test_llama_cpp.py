@@ -17,7 +17,7 @@ from scenarios import check_run, seed_turns
 from tools import SENT_MESSAGES, seed000, seed002, seed003, seed004
 
 from react_agent import Agent, RunResult
-from react_agent._protocol import reply_schema
+from react_agent.engine import reply_schema
 from react_agent.policies import AnswerFloor, Constrained, default_policies
 
 pytestmark = pytest.mark.real_model

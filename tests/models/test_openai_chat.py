@@ -12,7 +12,7 @@ from scenarios import check_run, seed_turns
 from tools import seed000, seed002
 
 from react_agent import Agent
-from react_agent._protocol import reply_schema
+from react_agent.engine import reply_schema
 from react_agent.errors import ModelError
 from react_agent.models import OpenAIChatModel
 from react_agent.policies import Constrained, default_policies

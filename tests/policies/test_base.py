@@ -1,4 +1,4 @@
-"""The Policy base class (react_agent._run) and default_policies: a policy of one's own plugs
+"""The Policy base class (react_agent.engine) and default_policies: a policy of one's own plugs
 into the loop at the hook points; the default set, changed by ``use=`` and ``off=``; a policy
 left out leaves no trace."""
 
@@ -8,6 +8,7 @@ import dataclasses
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -26,8 +27,16 @@ from helpers import (
     weather_toolbox,
 )
 
-from react_agent import Agent, AgentConfig, ConfigError, RunResult, ToolCall, ToolResult
-from react_agent._run import Run
+from react_agent import (
+    Agent,
+    AgentConfig,
+    ConfigError,
+    RunResult,
+    Toolbox,
+    ToolCall,
+    ToolResult,
+)
+from react_agent.engine import Run
 from react_agent.events import ObservationSent, PolicyNote, ToolFinished
 from react_agent.harness._display import Printer
 from react_agent.models import ScriptedModel
@@ -47,7 +56,7 @@ from react_agent.types import Reply, Step
 # -- a policy of one's own ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class AtMostOnce(Policy):
-    """Refuses a second call of ``tool`` (as the example of the Policy docstring)."""
+    """Refuses a second call of ``tool`` (reading the facts: a policy without a state)."""
 
     name: ClassVar[str] = "at_most_once"
     tool: str = "lookup"
@@ -272,3 +281,39 @@ def test_without_any_policy_the_loop_core_runs_alone() -> None:
     assert len(model.calls) == 2  # one policy alone works too
     assert Agent(ScriptedModel([]), policies=[Constrained(mode="auto")]).policies == (
         Constrained(mode="auto"),)
+
+
+# -- the docs' policy of one's own, with a state for each run ----------------------------------
+def docs_example(page: str, section: str) -> str:
+    """The first Python code block under ``section`` (a heading) of ``docs/<page>``."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / page).read_text(encoding="utf-8")
+    after = text[text.index(f"\n{section}\n"):]
+    return after[after.index("```python\n") + len("```python\n"):after.index("\n```\n")]
+
+
+def test_the_docs_policy_that_keeps_state_for_a_run_runs_as_written() -> None:
+    toolbox, ran = Toolbox(), []
+
+    @toolbox.tool
+    def search(query: str) -> str:
+        """Search the web."""
+        ran.append(query)
+        return f"results for {query}"
+
+    replies = [act("search", query=f"q{n}") for n in range(1, 5)] + [
+        final("results for q1, results for q2, results for q3")]
+    model = ScriptedModel(replies * 2)  # two runs of the same agent
+    namespace: dict[str, Any] = {"model": model, "toolbox": toolbox}
+    exec(compile(docs_example("policies.md", "## Write your own"), "policies.md", "exec"),
+         namespace)
+    agent = namespace["agent"]
+    first = agent.run("Search four times.")
+    assert ran == ["q1", "q2", "q3"] and first.status == "final_answer"
+    assert len(model.calls) == len(replies)  # no other model call
+    refusal = first.steps[3].results[0]
+    assert (refusal.error, refusal.origin, refusal.ok) == ("refused", "at_most_three", False)
+    assert refusal.observation.startswith("Error: search may be called 3 times in a run.")
+    assert first.steps[3].notes == [["at_most_three", "Refused", "search was called 3 times"]]
+    ran.clear()
+    second = agent.run("Search four times again.")  # a new run: a new count
+    assert ran == ["q1", "q2", "q3"] and second.steps[3].results[0].error == "refused"

@@ -1,6 +1,6 @@
-"""Tests for react_agent.policies._constrained: the reply schema
-(:func:`react_agent._protocol.reply_schema`), how the agent sends it
-(:class:`~react_agent.policies.Constrained`) and how the OpenAI-compatible backend uses it."""
+"""Tests for react_agent.policies._constrained: how the agent sends the reply schema
+(:class:`~react_agent.policies.Constrained`; the schema itself: tests/engine/test_protocol.py)
+and how the OpenAI-compatible backend uses it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from typing import Any, Literal
 import pytest
 from helpers import BAD_REPLY, act, final, run
 from helpers import weather_toolbox as temperatures
-from jsonschema import Draft202012Validator
 
 from react_agent import Agent, ConfigError, Toolbox
-from react_agent._protocol import reply_schema
+from react_agent.engine import reply_schema
 from react_agent.models import OpenAIChatModel, ScriptedModel
 from react_agent.policies import Constrained, Review, Routing, default_policies
 
@@ -40,88 +39,6 @@ def weather_toolbox() -> Toolbox:
         return name
 
     return tb
-
-
-def valid(schema: dict[str, Any], reply: Any) -> bool:
-    return Draft202012Validator(schema).is_valid(reply)
-
-
-# -- the reply schema ---------------------------------------------------------------------------
-def test_reply_schema_accepts_exactly_the_protocol() -> None:
-    schema = reply_schema(weather_toolbox())
-    Draft202012Validator.check_schema(schema)
-    call = {"name": "get_weather", "args": {"city": "Oslo"}}
-    assert valid(schema, {"thought": "t", "action": call})
-    with_unit = {**call, "args": {"city": "Oslo", "unit": "f"}}
-    assert valid(schema, {"thought": "t", "action": with_unit})
-    assert valid(schema, {"thought": "t", "action": [call, {"name": "configure",
-                                                            "args": {"name": "x", "any": 1}}]})
-    assert valid(schema, {"thought": "t", "action": {"final_answer": "ok"}})
-    for bad in [
-        {"action": call},                                               # no thought
-        {"thought": "t", "action": {"name": "get_wether", "args": {"city": "Oslo"}}},
-        {"thought": "t", "action": {"name": "get_weather", "args": {}}},            # missing arg
-        {"thought": "t", "action": {"name": "get_weather", "args": {"city": "O", "x": 1}}},
-        {"thought": "t", "action": {"name": "get_weather", "args": {"city": "O", "unit": "k"}}},
-        {"thought": "t", "action": []},
-        {"thought": "t", "action": {"final_answer": 3}},
-        {"thought": "t", "action": call, "extra": 1},
-    ]:
-        assert not valid(schema, bad), bad
-
-
-def test_reply_schema_leaves_out_what_grammars_choke_on() -> None:
-    text = json.dumps(reply_schema(weather_toolbox()))
-    assert '"default"' not in text and '"description"' not in text
-    assert weather_toolbox()["get_weather"].parameters["properties"]["unit"]["default"] == "c"
-
-
-def test_arguments_named_like_annotation_keywords_are_kept() -> None:
-    """An argument called title, description, default or examples is a name, not a keyword:
-    stripping it left it required with additionalProperties false, so no call was valid."""
-    tb = Toolbox()
-
-    @tb.tool
-    def create_issue(title: str, description: str, default: bool = False,
-                     examples: list[str] | None = None) -> str:
-        """Create an issue.
-
-        Args:
-            title: a short title.
-            description: what is wrong.
-        """
-        return title
-
-    tb.add_openai_tool({"type": "function", "function": {
-        "name": "tag", "description": "Tag things.", "parameters": {
-            "type": "object", "title": "Tag args",
-            "properties": {"items": {"type": "array", "description": "what to tag",
-                                     "items": {"type": "object", "properties": {
-                                         "title": {"type": "string", "title": "The title"}},
-                                         "required": ["title"]}}},
-            "required": ["items"], "$defs": {"description": {"type": "string"}}}}},
-        lambda items: "ok")
-    schema = reply_schema(tb)
-    call = {"name": "create_issue", "args": {"title": "Crash", "description": "on start",
-                                              "default": True, "examples": ["x"]}}
-    assert valid(schema, {"thought": "t", "action": call})
-    assert not valid(schema, {"thought": "t", "action": {"name": "create_issue",
-                                                         "args": {"title": "Crash"}}})
-    tag = {"name": "tag", "args": {"items": [{"title": "a"}]}}
-    assert valid(schema, {"thought": "t", "action": tag})
-    assert not valid(schema, {"thought": "t", "action": {"name": "tag", "args": {"items": [{}]}}})
-    args = schema["properties"]["action"]["anyOf"][0]["properties"]["args"]
-    assert set(args["properties"]) == {"title", "description", "default", "examples"}
-    assert "description" not in args["properties"]["title"]  # the keyword inside is stripped
-    tag_args = json.dumps(schema["properties"]["action"]["anyOf"][1]["properties"]["args"])
-    assert '"The title"' not in tag_args and '"what to tag"' not in tag_args
-    assert '"$defs": {"description": {"type": "string"}}' in tag_args
-
-
-def test_reply_schema_without_tools_allows_only_a_final_answer() -> None:
-    schema = reply_schema(Toolbox())
-    assert valid(schema, {"thought": "t", "action": {"final_answer": "x"}})
-    assert not valid(schema, {"thought": "t", "action": {"name": "x", "args": {}}})
 
 
 # -- the agent sends it -------------------------------------------------------------------------

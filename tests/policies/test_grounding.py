@@ -12,11 +12,12 @@ import pytest
 from helpers import act, directory_and_mail, final
 
 from react_agent import Agent
-from react_agent._run import Facts
+from react_agent.engine import Facts
 from react_agent.models import ScriptedModel
-from react_agent.policies import _grounding, default_policies
-from react_agent.policies._grounding import ungrounded, unstated
-from react_agent.types import ToolCall
+from react_agent.policies import _grounding, _held_calls, default_policies
+from react_agent.policies._grounding import Known, ungrounded, unstated
+from react_agent.policies._held_calls import Said
+from react_agent.types import ToolCall, ToolResult
 
 
 def told(text: str) -> Facts:
@@ -42,9 +43,8 @@ def told(text: str) -> Facts:
 )
 def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known: str,
                                                     refused: str | None) -> None:
-    facts = told(known)
-    result = ungrounded(ToolCall("send", args), lambda: facts.known,
-                        lambda: facts.known_digits)
+    grounds = Known(told(known))
+    result = ungrounded(ToolCall("send", args), lambda: grounds.text, lambda: grounds.digits)
     if refused is None:
         assert result is None
     else:
@@ -74,8 +74,8 @@ def test_made_up_addresses_and_numbers_are_not_sent(args: dict[str, Any], known:
 def test_unstated_lists_the_values_nobody_stated(args: dict[str, Any], said: str,
                                                  missing: list[str]) -> None:
     schema = {"type": "object", "properties": {"units": {"enum": ["celsius", "fahrenheit"]}}}
-    facts = told(said)
-    assert unstated(ToolCall("tool", args), facts.said, facts.said_numbers, schema) == missing
+    stated = Said(told(said))
+    assert unstated(ToolCall("tool", args), stated.text, stated.numbers, schema) == missing
 
 
 # -- in a run (GroundContacts) ------------------------------------------------------------------
@@ -156,3 +156,62 @@ def test_the_address_scan_looks_at_each_character_a_bounded_number_of_times(
 ])
 def test_the_address_scan_finds_what_findall_finds_in_ordinary_text(text: str) -> None:
     assert _grounding._emails(text) == _grounding._EMAIL.findall(text)
+
+
+# -- the policies' state: what grounds a value, what was stated, read as the run grows ----------
+def test_what_the_checks_read_follows_texts_that_come_after_a_first_read() -> None:
+    facts = Facts()
+    known, said = Known(facts), Said(facts)
+    facts.told({"role": "system", "content": "Support line +1 555 010 9999."})
+    facts.told({"role": "user", "content": "Find Ann's Email, and the price of 1,250 apples."})
+    assert said.text == "find ann's email, and the price of 1,250 apples."
+    assert said.numbers == {1250.0}
+    assert known.digits == ["15550109999"]
+    facts.observed([result("Ann: ANN@Example.com, +44 20 7946 0958"), result("Price 3.5")])
+    facts.observed([result("Error: no such item 77", ok=False, error="raised")])
+    facts.observed([result("Error: 555 123 4567 is made up", ok=False, error="ungrounded")])
+    facts.told({"role": "user", "content": "And 12 pears."})
+    assert said.text.split("\n") == [
+        "find ann's email, and the price of 1,250 apples.", "and 12 pears.",
+        "ann: ann@example.com, +44 20 7946 0958", "price 3.5",
+    ]  # the user's words, then the successful results; a failed result says nothing
+    assert said.numbers == {1250.0, 12.0, 3.5, 20.0, 7946.0, 958.0, 44.0}
+    assert "ann@example.com" in known.text and "no such item 77" in known.text
+    assert "made up" not in known.text  # a refusal quoting a made-up value grounds nothing
+    assert sorted(known.digits) == ["15550109999", "442079460958"]
+
+
+def result(text: str, ok: bool = True, error: str | None = None) -> ToolResult:
+    return ToolResult(ToolCall("lookup", {"q": text[:8]}), text, ok=ok, error=error)
+
+
+def test_each_text_is_read_once_however_often_the_checks_ask(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[str] = []
+
+    def counted(text: str) -> Any:
+        read.append(text)
+        return set()
+
+    monkeypatch.setattr(_held_calls, "numbers", counted)
+    facts = Facts()
+    said = Said(facts)
+    facts.told({"role": "user", "content": "task"})
+    for n in range(20):
+        facts.observed([result(f"result {n}")])
+        assert said.numbers == set()
+        assert said.numbers == set()
+    assert read == ["task", *(f"result {n}" for n in range(20))]
+
+
+def test_nothing_is_derived_before_a_check_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+    monkeypatch.setattr(_grounding, "phone_digits", lambda text: read.append(text) or [])
+    facts = Facts()
+    known = Known(facts)
+    facts.told({"role": "system", "content": "a long system prompt"})
+    facts.observed([result("x")])
+    assert read == []
+    assert known.digits == []
+    assert read == ["a long system prompt", "x"]

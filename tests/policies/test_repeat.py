@@ -4,10 +4,12 @@ already has is set aside, and the final answer asked for in the same context
 
 from __future__ import annotations
 
+import json
+
 from helpers import call_lookup, counting_toolbox, final
 
 from react_agent import Agent, RunResult, Step
-from react_agent._protocol import FINAL_ANSWER_SCHEMA
+from react_agent.engine import FINAL_ANSWER_SCHEMA
 from react_agent.events import PolicyNote
 from react_agent.models import ScriptedModel
 from react_agent.policies import default_policies
@@ -60,3 +62,21 @@ def test_a_repeat_is_set_aside_once_per_run_and_only_when_every_call_repeats() -
     model = ScriptedModel([call_lookup('{"key": "a"}')] * 2 + [done])
     result = Agent(model, toolbox, policies=default_policies(off=["repeat"])).run("task")
     assert runs == ["a", "a"] and not any(set_aside(result))
+
+
+def test_a_call_set_aside_is_skipped_by_the_repeat_policy_and_a_resumed_run_remembers_it(
+) -> None:
+    toolbox, runs = counting_toolbox()
+    done = final("value of a")
+    model = ScriptedModel([call_lookup('{"key": "a"}')] * 2 + [done])
+    result = Agent(model, toolbox).run("task")
+    [skipped] = result.steps[1].results
+    assert (skipped.skipped, skipped.origin, skipped.error) == (True, "repeat", "set_aside")
+    # resumed from a file (the final answer's step cut off): the set-aside is not done twice
+    saved = RunResult.from_dict(json.loads(result.to_json()))
+    saved.steps, saved.messages = saved.steps[:2], saved.messages[:4]
+    saved.status, saved.final_answer = "max_steps", None
+    again = ScriptedModel([call_lookup('{"key": "a"}'), done])
+    resumed = Agent(again, toolbox).resume(saved)
+    assert set_aside(resumed) == [False, True, False, False] and runs == ["a"]
+    assert "Do not repeat it" in again.calls[1][-1]["content"]  # the loop's warning instead

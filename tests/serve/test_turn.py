@@ -7,15 +7,17 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 
 from react_agent.agent._model_io import in_thread
 from react_agent.errors import ModelError
 from react_agent.models import ModelReply, ScriptedModel
+from react_agent.policies import Policy
 from react_agent.serve._openai import read_request
-from react_agent.serve._turn import TurnResult, take_turn
+from react_agent.serve._turn import TurnResult, take_turn, turn_policies
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Weather of a city.",
@@ -233,3 +235,29 @@ def test_a_reply_with_thousands_of_calls_hands_out_at_most_a_step_of_them() -> N
     _, result = turn(ScriptedModel([act(*calls)]))
     assert result.error is None
     assert [c.args["city"] for c in result.calls] == [f"City {i}" for i in range(16)]
+
+
+@dataclass(frozen=True)
+class _SetsAside(Policy):
+    name: ClassVar[str] = "sets_aside"
+    sets_calls_aside: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class _Plain(Policy):
+    name: ClassVar[str] = "plain"
+
+
+def test_a_turns_policies_follow_what_each_policy_declares_not_its_name() -> None:
+    plan = read_request({"messages": [{"role": "user", "content": "Weather?"}],
+                         "tools": [WEATHER]})
+    names = [p.name for p in turn_policies(plan, [_Plain(), _SetsAside(), _Plain()])]
+    assert names == ["plain", "tool_choice", "sets_aside", "plain"]  # cleaned calls first
+    assert [p.name for p in turn_policies(plan, [_Plain()])] == ["plain", "tool_choice"]
+    required = read_request({"messages": [{"role": "user", "content": "Weather?"}],
+                             "tools": [WEATHER], "tool_choice": "required"})
+    assert [p.name for p in turn_policies(required, [_SetsAside(), _Plain()])] == [
+        "plain", "tool_choice"]  # a reply must call a tool: nothing may set calls aside
+    defaults = [p.name for p in turn_policies(plan)]
+    assert "review" not in defaults and "best_effort" not in defaults  # runs_in_serve = False
+    assert defaults.index("tool_choice") == defaults.index("repeat") - 1

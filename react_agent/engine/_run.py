@@ -1,22 +1,25 @@
-"""One run as the loop core and its policies see it (:class:`Run`), and the hook points of a
-policy (:class:`Policy`).
+"""One run as the loop core and its policies see it (:class:`Run`), and the contract of a
+policy (:class:`Policy`): its hook points and its state for one run.
 
 A :class:`Run` holds the :class:`Setup` (tools, prompt, policies, budgets), the
-:class:`~react_agent.RunResult` being built, what the run knows so far (:class:`Facts`, kept
-up to date as messages and results come in, so that no step rescans the history) and the
-events the policies queued. Its :meth:`Run.ask` is the one way to make a model call (the loop's
-own steps and a policy's extra calls alike): a generator that yields the request and returns
-the reply. :class:`StopRun` ends a run with a status from anywhere in the loop or a policy.
+:class:`~react_agent.RunResult` being built, what the run knows so far
+(:class:`~react_agent.engine.Facts`, kept up to date as messages and results come in, so that
+no step rescans the history), each policy's state for the run and the events the policies
+queued. Its :meth:`Run.ask` is the one way to make a model call (the loop's own steps and a
+policy's extra calls alike): a generator that yields the request and returns the reply.
+:class:`StopRun` ends a run with a status from anywhere in the loop or a policy.
 
 A policy is a small object with options (a frozen dataclass, usually) whose methods the loop
 calls at fixed points of a run. Every hook has a default that does nothing, so a policy
 overrides only the ones it needs. Hooks get the :class:`Run` and act through it:
 ``run.note(...)`` records what the policy did on the step and shows it (a
 :class:`~react_agent.events.PolicyNote`), ``run.ask(...)`` makes an extra model call, raising
-:class:`StopRun` ends the run.
+:class:`StopRun` ends the run, ``run.state(self)`` is what the policy keeps for this run (made
+by its ``for_run`` when the run starts: the policy object itself stays the same for every run).
 
 In the order the loop calls them::
 
+    for_run          when a run starts (or resumes): the policy's state for this run
     tools            at the start of a run: the tools the system prompt shows
     before_query     before each of the loop's model calls: change the Query
     after_query      the model replied (before the reply is read)
@@ -28,21 +31,25 @@ In the order the loop calls them::
     on_out_of_steps  max_steps used up without a final answer               (a generator)
     on_resume        a saved run is about to be continued
 
-The idea of optional behaviour as small hook classes the run calls at fixed points is
-pydantic-ai's capabilities; the before/after names follow simonw/llm's tool hooks.
+The idea of optional behaviour as small hook classes the run calls at fixed points, with a
+state made per run by ``for_run``, is pydantic-ai's capabilities; the before/after names
+follow simonw/llm's tool hooks.
 
-Example: a policy that refuses a tool after three calls::
+Example: a policy that refuses a tool's fourth call in a run::
 
     @dataclass(frozen=True)
     class AtMostThree(Policy):
         name: ClassVar[str] = "at_most_three"
-        tool: str = "search"
+
+        def for_run(self, run):
+            return Counter()  # calls per tool, in this run
 
         def before_call(self, run, step, call):
-            done = sum(r.call.name == self.tool for r in run.facts.results)
-            if call.name == self.tool and done >= 3:
-                return ToolResult(call, f"Error: {self.tool} may be called three times.",
+            calls = run.state(self)
+            if calls[call.name] >= 3:
+                return ToolResult(call, f"Error: {call.name} may be called three times.",
                                   ok=False, error="refused")
+            calls[call.name] += 1
             return None
 """
 
@@ -50,18 +57,18 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..errors import ConfigError, OutputParseError
+from ..events import Event, ModelCallFinished, ModelCallStarted, PolicyNote
+from ..parsing import parse_error, parse_reply, strip_reasoning
+from ..tools import Toolbox
+from ..tools._invoker import argument_for_bare_value
+from ..types import Message, ModelReply, Reply, RunResult, Status, Step, ToolCall, ToolResult
+from ._facts import Facts
 from ._protocol import Invoke, Query, observation_message, reply_schema, signature
-from .errors import OutputParseError
-from .events import Event, ModelCallFinished, ModelCallStarted, PolicyNote
-from .parsing import parse_error, parse_reply, strip_reasoning
-from .tools import Toolbox
-from .tools._invoker import argument_for_bare_value
-from .types import Message, ModelReply, Reply, RunResult, Status, Step, ToolCall, ToolResult
 
 Request = Event | Query | Invoke
 """What the loop yields: an event for the caller, or a request for its edges to answer."""
@@ -106,172 +113,15 @@ class Setup:
 
 
 _CONTENT = operator.itemgetter("content")
-_PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
-_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
-
-
-class _Each:
-    """``derive`` applied to each text of a list that only grows, each text once, when first
-    asked for: what no check of a step needs is never computed."""
-
-    def __init__(self, texts: list[str], derive: Callable[[str], Any]) -> None:
-        self._texts, self._derive = texts, derive
-        self._done: list[Any] = []
-
-    def __call__(self) -> list[Any]:
-        done, texts = self._done, self._texts
-        done.extend(self._derive(text) for text in texts[len(done):])
-        return done
-
-
-class _Gathered:
-    """The values ``derive`` finds in each text of growing lists, gathered into one set or
-    list: each text read once, when the collection is first asked for after it came."""
-
-    def __init__(self, sources: list[list[str]], derive: Callable[[str], Iterable[Any]],
-                 into: set[Any] | list[Any]) -> None:
-        self._sources, self._derive, self._into = sources, derive, into
-        self._add = into.update if isinstance(into, set) else into.extend
-        self._read = [0] * len(sources)
-
-    def __call__(self) -> Any:
-        for n, texts in enumerate(self._sources):
-            for text in texts[self._read[n]:]:
-                self._add(self._derive(text))
-            self._read[n] = len(texts)
-        return self._into
-
-
-@dataclass
-class Facts:
-    """What the run has been told so far, kept up to date as it grows (never recomputed from
-    the whole history): the words of the system prompt and the user (not the observation
-    messages, which echo the calls, made-up values included) and the tools' results. What
-    the checks read of them (case-folded texts, numbers, phone digits) is derived from each
-    text once, when a check first needs it.
-
-    Attributes:
-        system: the system prompt messages.
-        user: the user's messages (the task, earlier turns, feedback; not observations).
-        results: every tool result so far, in order.
-        succeeded: the latest successful result of each call (by :func:`signature`).
-        latest: the latest result of each call that ran or was refused (not a repeat answered
-            from before).
-        step_calls: the calls of each step that made any, in order (as signatures).
-        step_results: the results of the latest step (kept in the history) of each set of
-            calls.
-        warned: the model was told it repeats a call.
-        set_aside: a step's calls were set aside as repeats of calls the run has results of
-            (error ``"set_aside"``).
-        calls_made: the tool calls of the steps so far (run, refused or answered from before).
-    """
-
-    system: list[str] = field(default_factory=list)
-    user: list[str] = field(default_factory=list)
-    results: list[ToolResult] = field(default_factory=list)
-    succeeded: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
-    latest: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
-    step_calls: list[tuple[tuple[str, str], ...]] = field(default_factory=list)
-    step_results: dict[tuple[tuple[str, str], ...], list[ToolResult]] = field(
-        default_factory=dict)
-    warned: bool = False
-    set_aside: bool = False
-    calls_made: int = 0
-    _ok: list[str] = field(default_factory=list)  # the successful observations
-    _grounding: list[str] = field(default_factory=list)  # the observations that ground a
-    # contact detail: all but the refusals that quote a made-up one
-
-    def __post_init__(self) -> None:
-        fold = str.casefold
-        self._system_folded = _Each(self.system, fold)
-        self._user_folded = _Each(self.user, fold)
-        self._ok_folded = _Each(self._ok, fold)
-        self._grounding_folded = _Each(self._grounding, fold)
-        self._numbers: _Gathered = _Gathered([self.user, self._ok], _numbers, set())
-        self._digits = _Gathered([self.system, self.user, self._grounding], _phone_digits, [])
-        self._said: tuple[int, int, str] = (0, 0, "")
-        self._known: tuple[int, int, int, str] = (0, 0, 0, "")
-
-    def told(self, message: Message) -> None:
-        """A system or user message that is not an observation message."""
-        (self.system if message["role"] == "system" else self.user).append(message["content"])
-
-    def observed(self, results: Sequence[ToolResult]) -> None:
-        """The results of a step's calls (those answered from before included)."""
-        for result in results:
-            self.results.append(result)
-            key = signature(result.call)
-            if result.ok:
-                self.succeeded[key] = result
-                self._ok.append(result.observation)
-            if result.error not in ("repeated", "set_aside"):
-                self.latest[key] = result
-            if result.error != "ungrounded":
-                self._grounding.append(result.observation)
-
-    @property
-    def said(self) -> str:
-        """What the user said and the successful results returned, one text, case-folded."""
-        user, ok = self._user_folded(), self._ok_folded()
-        if self._said[:2] != (len(user), len(ok)):
-            self._said = (len(user), len(ok), "\n".join([*user, *ok]))
-        return self._said[2]
-
-    @property
-    def said_numbers(self) -> set[float]:
-        """The numbers in :attr:`said`, as floats (thousands separators dropped)."""
-        numbers: set[float] = self._numbers()
-        return numbers
-
-    @property
-    def known(self) -> str:
-        """What grounds a contact detail, case-folded: the system prompt, the user's messages
-        and every result except a refusal that quotes the made-up value."""
-        system, user = self._system_folded(), self._user_folded()
-        results = self._grounding_folded()
-        if self._known[:3] != (len(system), len(user), len(results)):
-            self._known = (len(system), len(user), len(results),
-                           "\n".join([*system, *user, *results]))
-        return self._known[3]
-
-    @property
-    def known_digits(self) -> list[str]:
-        """The digits of each phone-like number in :attr:`known`."""
-        digits: list[str] = self._digits()
-        return digits
-
-    @property
-    def ok_observations(self) -> list[str]:
-        """The observations of the successful results, in order."""
-        return self._ok
-
-    def calling(self, step: Step) -> None:
-        """``step`` calls its ``tool_calls`` (run now, refused, or answered from before)."""
-        if step.tool_calls:
-            self.step_calls.append(tuple(signature(c) for c in step.tool_calls))
-            self.calls_made += len(step.tool_calls)
-
-    def stepped(self, step: Step) -> None:
-        """``step``'s calls have their results (the loop calls this once per such step)."""
-        self.observed(step.results)
-        if step.tool_calls and step.results and step.in_history:
-            self.step_results[tuple(signature(c) for c in step.tool_calls)] = step.results
-        self.warned = self.warned or any(r.error == "repeated" for r in step.results)
-        self.set_aside = self.set_aside or any(r.error == "set_aside" for r in step.results)
-
-
-def _numbers(text: str) -> set[float]:
-    return {float(n.replace(",", "")) for n in _NUMBER.findall(text)}
-
-
-def _phone_digits(text: str) -> list[str]:
-    return [re.sub(r"\D", "", m) for m in _PHONE.findall(text)]
 
 
 class Run:
-    """One run: its :class:`Setup`, the :class:`RunResult` being built and its :class:`Facts`.
+    """One run: its :class:`Setup`, the :class:`RunResult` being built, its
+    :class:`~react_agent.engine.Facts` and each policy's state.
 
-    The loop creates it; policies read it and act through it (:meth:`ask`, :meth:`note`).
+    The loop creates it; policies read it and act through it (:meth:`ask`, :meth:`note`,
+    :meth:`state`). Each policy's ``for_run`` is called last, when the facts hold the history
+    the run starts from.
     """
 
     def __init__(self, setup: Setup, result: RunResult) -> None:
@@ -289,6 +139,21 @@ class Run:
         for step in result.steps:
             self.facts.calling(step)
             self.facts.stepped(step)
+        self._states: dict[str, Any] = {}
+        for policy in setup.policies:
+            self._states[policy.name] = policy.for_run(self)
+
+    def state(self, policy: Policy) -> Any:
+        """What ``policy`` keeps for this run: the value its ``for_run`` returned.
+
+        Raises:
+            ConfigError: ``policy`` is not one of this run's policies.
+        """
+        try:
+            return self._states[policy.name]
+        except KeyError:
+            raise ConfigError(f"{policy!r} is not a policy of this run: ask run.state() only "
+                              "for a policy in the run's setup.") from None
 
     # -- what the run is ---------------------------------------------------------------------
     @property
@@ -408,12 +273,30 @@ class Policy:
     """A small-model heuristic that plugs into the loop (see the module docs for the hooks).
 
     Attributes:
-        name: the policy's name: its key in ``Step.records``, the ``policy`` of its notes, and
-            what ``default_policies(off=...)`` and the CLI call it. Two policies of one run
-            never share a name.
+        name: the policy's name: its key in ``Step.records`` and in the run's states, the
+            ``policy`` of its notes, the ``origin`` of the results it gives, and what
+            ``default_policies(off=...)`` and the CLI call it. Two policies of one run never
+            share a name.
+        runs_in_serve: whether ``react-agent serve`` uses this policy by default in its turns
+            (one model turn up to the first usable action, whose final answer the client may
+            stream): ``False`` for a policy that needs a step budget or replaces a final
+            answer.
+        sets_calls_aside: whether this policy may set a reply's calls aside (comparing them
+            with the calls the run made) and ask for the final answer instead: ``serve``
+            cleans the calls before such a policy sees them, and leaves it out of a turn whose
+            request requires a tool call.
     """
 
     name: ClassVar[str] = "policy"
+    runs_in_serve: ClassVar[bool] = True
+    sets_calls_aside: ClassVar[bool] = False
+
+    def for_run(self, run: Run) -> Any:
+        """The state this policy keeps for ``run`` (``run.state(self)`` hands it back), made
+        when the run starts or resumes (``run.steps`` and ``run.facts`` then hold the history
+        it starts from). The default keeps none (``None``). Keep it incremental: a hook that
+        rescans the whole history at each step makes a long run slow."""
+        return None
 
     def check_model(self, model: Any) -> None:
         """Called when an :class:`~react_agent.Agent` is made; raise

@@ -17,10 +17,10 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from . import prompts
-from ._json import sorted_json, text_json
-from .tools import Toolbox
-from .types import Message, Step, ToolCall, ToolResult
+from .. import prompts
+from .._json import sorted_json, text_json
+from ..tools import Toolbox
+from ..types import Message, Step, ToolCall, ToolResult
 
 
 @dataclass

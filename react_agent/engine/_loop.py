@@ -1,13 +1,14 @@
 """The loop core, without I/O: ask the model, read its reply, act, send the observations.
 
 :func:`react` is a generator that yields events for the caller and two kinds of requests,
-:class:`~react_agent._protocol.Query` (answered with a :class:`~react_agent.ModelReply`) and
-:class:`~react_agent._protocol.Invoke` (answered with the tools' results); errors of the model
+:class:`~react_agent.engine.Query` (answered with a :class:`~react_agent.ModelReply`) and
+:class:`~react_agent.engine.Invoke` (answered with the tools' results); errors of the model
 or an interrupt are thrown into it. So one loop serves the sync and the async API of
 :class:`~react_agent.Agent` and the turns of ``react-agent serve``. It knows the protocol, its
 budgets (``max_steps``, unusable replies, repeats) and the statuses a run ends with; every
 heuristic for small models is a policy (:mod:`react_agent.policies`) called at the hook points
-of :class:`~react_agent.policies.Policy`.
+of :class:`~react_agent.engine.Policy`; it reads what a policy did only through generic fields
+(a result's ``origin`` and ``skipped``), never a policy's name or error code.
 
 The loop shape (ask, parse, act; format errors fed back and bounded; control flow carried by an
 exception) follows mini-swe-agent's ``DefaultAgent``; the JSON ``{thought, action}`` protocol
@@ -22,8 +23,6 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from .. import prompts
-from .._protocol import Invoke, Query, observation_message, signature
-from .._run import Request, Run, StopRun
 from ..errors import ModelError, OutputParseError
 from ..events import (
     Event,
@@ -39,6 +38,12 @@ from ..events import (
 from ..tools import Toolbox
 from ..tools._invoker import call_example
 from ..types import Message, Reply, RunResult, Step, ToolCall, ToolResult
+from ._protocol import Invoke, Query, observation_message, signature
+from ._run import Request, Run, StopRun
+
+LOOP = "loop"
+"""The ``origin`` of a result the loop itself gives instead of running the call (a repeat
+warning, a refusal past ``max_tool_calls``)."""
 
 
 def react(run: Run, budget: int) -> Generator[Request, Any, None]:
@@ -208,22 +213,26 @@ def _break_loop(run: Run, step: Step) -> Generator[Request, Any, None]:
 
 def _answer_before_running(run: Run, step: Step, call: ToolCall) -> ToolResult | None:
     """What answers ``call`` without running it (``None``: run it): a warning when it failed
-    before with exactly these arguments, or a policy's result."""
+    before with exactly these arguments, or a policy's result (its ``origin`` the policy's
+    name unless the policy set one)."""
     failed = _failed_before(run, call)
-    if failed is not None and failed.error != "ungrounded":
+    if failed is not None:
         return _repeat_warning(failed)
     for policy in run.setup.policies:
         answer = policy.before_call(run, step, call)
         if answer is not None:
-            return answer
+            return answer if answer.origin else dataclasses.replace(answer, origin=policy.name)
     return None
 
 
 def _failed_before(run: Run, call: ToolCall) -> ToolResult | None:
-    """The latest earlier result of exactly this call if it failed (a small model retries a
-    failed call unchanged); a call that timed out may run again."""
+    """The latest earlier result of exactly this call if it failed where it was sent to run (a
+    small model retries a failed call unchanged); a call that timed out may run again, and a
+    call a policy refused is put to the policies again (the refusal may no longer hold)."""
     latest = run.facts.latest.get(signature(call))
-    return latest if latest is not None and latest.error not in (None, "timeout") else None
+    if latest is None or latest.error in (None, "timeout") or latest.origin not in (None, LOOP):
+        return None
+    return latest
 
 
 def _repeated_results(run: Run) -> list[ToolResult] | None:
@@ -243,13 +252,14 @@ def _repeated_results(run: Run) -> list[ToolResult] | None:
 def _over_budget(call: ToolCall, limit: int) -> ToolResult:
     """The refusal of a call made after the run's ``max_tool_calls``."""
     text = prompts.render("agent/call_budget", call=call.name, limit=str(limit))
-    return ToolResult(call, text, ok=False, error="call_budget", args=call.args)
+    return ToolResult(call, text, ok=False, error="call_budget", args=call.args, origin=LOOP)
 
 
 def _repeat_warning(earlier: ToolResult) -> ToolResult:
     template = "agent/repeated" if earlier.ok else "agent/repeated_error"
     text = prompts.render(template, call=earlier.call.name, observation=earlier.observation)
-    return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args)
+    return ToolResult(earlier.call, text, ok=False, error="repeated", args=earlier.args,
+                      origin=LOOP)
 
 
 def resumable(run: RunResult, system_prompt: str, policies: tuple[Any, ...] = ()

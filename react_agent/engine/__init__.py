@@ -1,0 +1,30 @@
+"""The engine: the protocol with the model, the run state, the loop core and the policy
+contract, below the policies, the agent and ``serve`` (which all run it) and knowing none of
+them.
+
+- :class:`Query`, :class:`Invoke`, :func:`reply_schema`, :func:`observation_message`: the
+  protocol, as data (``_protocol``).
+- :class:`Facts`: what a run knows so far, kept incrementally (``_facts``); :class:`Each` and
+  :class:`Gathered` derive values from its growing lists, each item once.
+- :class:`Run`, :class:`Setup`, :class:`StopRun` and :class:`Policy`: one run as the loop and its
+  policies see it, and the hook points and per-run state of a policy (``_run``).
+- :func:`react`: the I/O-free loop core, and :func:`resumable` (``_loop``).
+"""
+
+from ._facts import Each, Facts, Gathered
+from ._loop import LOOP, react, resumable
+from ._protocol import (
+    FINAL_ANSWER_SCHEMA,
+    Invoke,
+    Query,
+    observation_message,
+    reply_schema,
+    signature,
+)
+from ._run import CUT_BY_TOKEN_LIMIT, Policy, Request, Run, Setup, StopRun
+
+__all__ = [
+    "CUT_BY_TOKEN_LIMIT", "FINAL_ANSWER_SCHEMA", "LOOP", "Each", "Facts", "Gathered", "Invoke",
+    "Policy", "Query", "Request", "Run", "Setup", "StopRun", "observation_message", "react",
+    "reply_schema", "resumable", "signature",
+]
