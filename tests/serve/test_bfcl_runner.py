@@ -289,6 +289,6 @@ def test_the_sample_refuses_sizes_it_cannot_draw_from_items_0_to_149() -> None:
 def test_the_tuning_split_never_draws_an_item_of_the_untouched_split(n: int) -> None:
     numbers = _benchmark().sample_numbers(n, "tune")
     assert len(set(numbers)) == n and numbers == sorted(numbers)
-    assert 150 <= numbers[0] and numbers[-1] < 200  # every category has items 150-199
+    assert numbers[0] >= 150 and numbers[-1] < 200  # every category has items 150-199
     with pytest.raises(SystemExit):
         _benchmark().sample_numbers(51, "tune")
