@@ -12,6 +12,8 @@ In the order their hooks are called:
 :class:`Routing`              shows only the tools that match the task (not by default)
 :class:`Constrained`          holds replies to the reply schema where the backend can
 :class:`AnswerFloor`          takes the final answer the embedded model finds likely enough
+:class:`DropUnknownArgs`      runs a call without arguments its tool does not take (not by
+                              default)
 :class:`RepeatSetAside`       sets aside a reply that repeats calls whose results the run has
 :class:`HoldDependentCalls`   holds a call whose values wait for another call's result
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
@@ -34,10 +36,11 @@ from ._held_calls import HoldDependentCalls
 from ._repeat import RepeatSetAside
 from ._review import REVIEW_MODES, Review
 from ._routing import ROUTING_MODES, Routing
+from ._unknown_args import DropUnknownArgs
 
 BUILT_IN: dict[str, type[Policy]] = {policy.name: policy for policy in (
-    Routing, Constrained, AnswerFloor, RepeatSetAside, HoldDependentCalls, GroundContacts,
-    Review, BestEffortAnswer,
+    Routing, Constrained, AnswerFloor, DropUnknownArgs, RepeatSetAside, HoldDependentCalls,
+    GroundContacts, Review, BestEffortAnswer,
 )}
 """The built-in policies by name, in the order their hooks are called."""
 
@@ -91,6 +94,6 @@ def default_policies(
 
 __all__ = [
     "BUILT_IN", "CONSTRAINED_MODES", "ORDER", "REVIEW_MODES", "ROUTING_MODES", "AnswerFloor",
-    "BestEffortAnswer", "Constrained", "GroundContacts", "HoldDependentCalls", "Policy",
-    "RepeatSetAside", "Review", "Routing", "default_policies",
+    "BestEffortAnswer", "Constrained", "DropUnknownArgs", "GroundContacts", "HoldDependentCalls",
+    "Policy", "RepeatSetAside", "Review", "Routing", "default_policies",
 ]

@@ -45,6 +45,7 @@ from react_agent.policies import (
     AnswerFloor,
     BestEffortAnswer,
     Constrained,
+    DropUnknownArgs,
     Policy,
     Review,
     Routing,
@@ -128,7 +129,8 @@ def names(policies: list[Policy] | tuple[Policy, ...]) -> list[str]:
 def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None:
     assert names(default_policies()) == ["constrained", "answer_floor", "repeat", "held_calls",
                                          "ground_contacts", "review", "best_effort"]
-    assert names(default_policies()) == [n for n in ORDER if n != "routing"]  # routing: opt-in
+    # routing and unknown_args: opt-in
+    assert names(default_policies()) == [n for n in ORDER if n not in ("routing", "unknown_args")]
     assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
     assert default_policies() is not default_policies()  # a new list each time
     assert Agent(ScriptedModel([])).policies == tuple(default_policies())
@@ -198,6 +200,12 @@ def _answer_floor(policies: list[Policy]) -> tuple[RunResult, Any]:
     return Agent(model, weather_toolbox(), policies=policies).run("Hi!"), model.floors
 
 
+def _unknown_args(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, ran = weather_and_units()
+    model = ScriptedModel([act("get_weather", city="Oldtown", unit="C"), final("33.1 °C")])
+    return Agent(model, toolbox, policies=policies).run("Oldtown?"), ran
+
+
 def _repeat(policies: list[Policy]) -> tuple[RunResult, Any]:
     toolbox, _ = counting_toolbox()
     model = ScriptedModel([call_lookup('{"key": "a"}')] * 2 + [final("value of a")])
@@ -239,6 +247,7 @@ SCENARIOS: dict[str, tuple[Callable[[list[Policy]], tuple[RunResult, Any]], list
                 ["get_weather", "long_report"]),
     "constrained": (_constrained, [], True, False),
     "answer_floor": (_answer_floor, [], [0.035], [None]),
+    "unknown_args": (_unknown_args, [DropUnknownArgs()], ["weather Oldtown"], []),
     "repeat": (_repeat, [], ["set_aside"], ["repeated"]),  # else the loop's warning
     "held_calls": (_held_calls, [], ["weather Oldtown"], ["weather Oldtown", "convert 36.9"]),
     "ground_contacts": (_ground_contacts, [], [], ["ann@example.com"]),
