@@ -18,7 +18,7 @@ PACKAGE = Path(react_agent.__file__).parent
 
 ORDER = [
     # 1. errors, word matching and plain data
-    "errors", "_lexical", "_persist", "types", "_paths", "_json",
+    "errors", "_lexical", "_json", "_persist", "types", "_paths",
     # 2. tools: schemas, the toolbox, the invoker; the built-in tools
     "tools._schema", "tools._flatten", "tools._toolbox", "tools._invoker", "tools._loading",
     "tools._mcp", "tools",

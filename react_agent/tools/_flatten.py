@@ -36,6 +36,7 @@ from urllib.parse import unquote
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
+from .._json import walk
 from ..errors import ToolDefinitionError
 from . import _schema as json_schema
 
@@ -189,17 +190,9 @@ def _open_parameters() -> dict[str, Any]:
 
 
 def _within(schema: Any, max_nodes: int, max_depth: int) -> bool:
-    nodes = 0
-    stack: list[tuple[Any, int]] = [(schema, 1)]
-    while stack:
-        node, depth = stack.pop()
-        nodes += 1
+    for nodes, (_, depth, _) in enumerate(walk(schema, max_depth), 1):
         if nodes > max_nodes or depth > max_depth:
             return False
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
     return True
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from .._json import shown_json, text_json
+from .._json import Trail, path_of, shown_json, text_json, walk
 from .._lexical import did_you_mean as _did_you_mean
 from ..types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
 from . import _schema as json_schema
@@ -303,28 +303,27 @@ def _value_problems(args: dict[str, Any]) -> list[str]:
     Walks ``args`` without recursion, so any depth is safe."""
     problems: list[str] = []
     deep = False
-    stack: list[tuple[str, Any, int]] = [("", args, 0)]
-    while stack:
-        where, value, depth = stack.pop()
+    for value, depth, trail in walk(args, MAX_ARGS_DEPTH, trails=True):
         if isinstance(value, (dict, list)):
-            if depth >= MAX_ARGS_DEPTH:
-                deep = True
-                continue
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            stack.extend(
-                (f"{where}.{key}" if where else str(key), item, depth + 1) for key, item in items
-            )
-        elif isinstance(value, float) and not math.isfinite(value):
+            deep = deep or depth > MAX_ARGS_DEPTH
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
             shown = "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "Infinity"
-            problems.append(f"{where}: {shown} is not a finite number; send a plain number")
+            problems.append(f"{_where(trail)}: {shown} is not a finite number; send a plain "
+                            "number")
         elif isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
-            problems.append(f"{where}: an integer of more than {MAX_INTEGER_DIGITS} digits is too "
-                            "long to use; send a shorter number")
+            problems.append(f"{_where(trail)}: an integer of more than {MAX_INTEGER_DIGITS} "
+                            "digits is too long to use; send a shorter number")
     problems.sort()
     if deep:
         problems.insert(0, f"(args): nested more than {MAX_ARGS_DEPTH} levels deep; send them "
                         "flatter")
     return problems
+
+
+def _where(trail: Trail) -> str:
+    """Where an argument's value sits, as problems name it: ``route.0.city``."""
+    return ".".join(str(key) for key, _ in path_of(trail))
 
 
 def _too_long(number: int) -> bool:

@@ -52,6 +52,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from .._json import Trail, is_container, path_of, walk
 from ..errors import ToolDefinitionError
 from ..types import JSON_TYPES
 
@@ -76,37 +77,32 @@ def check(schema: Any, where: str = "parameters") -> None:
             itself, or a local reference that leads nowhere; the message names ``where`` and
             the path inside it.
     """
-    nodes = 0
     local: list[tuple[str, str]] = []
-    stack: list[tuple[Any, int, str]] = [(schema, 1, "")]
-    while stack:
-        node, depth, path = stack.pop()
-        nodes += 1
+    for nodes, (node, depth, trail) in enumerate(walk(schema, MAX_DEPTH, trails=True), 1):
         if nodes > MAX_NODES:
             raise ToolDefinitionError(
                 f"{where}: the schema holds more than {MAX_NODES} values; simplify it.")
-        if isinstance(node, dict):
-            items: Any = node.items()
-        elif isinstance(node, list):
-            items = enumerate(node)
-        else:
-            continue
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH and is_container(node):
             raise ToolDefinitionError(
-                f"{where}{path or ''}: the schema is nested deeper than {MAX_DEPTH} levels; "
-                "flatten it.")
-        for key, value in items:
-            at = f"{path}.{key}" if isinstance(node, dict) else f"{path}[{key}]"
-            if isinstance(node, dict) and key in _REFERENCES and isinstance(value, str):
-                if not value.startswith("#"):
-                    raise ToolDefinitionError(
-                        f"{where}{at}: {value[:100]!r} refers outside the schema; only "
-                        "references to a place inside it ('#/$defs/...') are followed, never "
-                        "URLs or files: put the definition under $defs.")
-                local.append((at, value))
-            stack.append((value, depth + 1, at))
+                f"{where}{_path(trail) or ''}: the schema is nested deeper than {MAX_DEPTH} "
+                "levels; flatten it.")
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in _REFERENCES and isinstance(value, str):
+                    at = f"{_path(trail)}.{key}"
+                    if not value.startswith("#"):
+                        raise ToolDefinitionError(
+                            f"{where}{at}: {value[:100]!r} refers outside the schema; only "
+                            "references to a place inside it ('#/$defs/...') are followed, "
+                            "never URLs or files: put the definition under $defs.")
+                    local.append((at, value))
     if local and isinstance(schema, dict):
         _check_local(schema, local, where)
+
+
+def _path(trail: Trail) -> str:
+    """Where a value sits in a schema, as messages name it: ``.properties.a.items[0]``."""
+    return "".join(f"[{key}]" if in_array else f".{key}" for key, in_array in path_of(trail))
 
 
 def _check_local(schema: dict[str, Any], references: list[tuple[str, str]], where: str) -> None:
