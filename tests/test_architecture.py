@@ -20,8 +20,9 @@ ORDER = [
     # 1. errors, word matching and plain data
     "errors", "_lexical", "_json", "_persist", "types", "_paths",
     # 2. tools: schemas, the toolbox, the invoker; the built-in tools
-    "tools._schema", "tools._flatten", "tools._toolbox", "tools._invoker", "tools._loading",
-    "tools._mcp", "tools",
+    "tools.schema._bounds", "tools.schema._validation", "tools.schema._normalize",
+    "tools.schema._shapes", "tools.schema._flatten", "tools.schema",
+    "tools._toolbox", "tools._invoker", "tools._loading", "tools._mcp", "tools",
     "tools.builtin._calculator", "tools.builtin._clock", "tools.builtin._files",
     "tools.builtin._memory", "tools.builtin",
     # 3. prompts; reading replies

@@ -39,7 +39,7 @@ from ..agent._agent import Agent
 from ..errors import ConfigError, ModelError, ToolDefinitionError
 from ..events import ParseFailed, ReplyParsed, RunFinished, RunStarted
 from ..models.base import fresh_state
-from ..tools import _schema as json_schema
+from ..tools import schema as json_schema
 from ..tools._invoker import clean_args
 from ..tools._toolbox import Toolbox
 from ..types import Step

@@ -36,7 +36,7 @@ from .._protocol import observation_message
 from ..errors import ReactAgentError, ToolDefinitionError
 from ..harness._evaluation import toolbox_from_specs
 from ..models.base import Message
-from ..tools import _schema as json_schema
+from ..tools import schema as json_schema
 from ..tools._invoker import format_result
 from ..tools._toolbox import Toolbox
 from ..types import Step, ToolCall, ToolResult

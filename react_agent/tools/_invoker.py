@@ -23,7 +23,7 @@ from typing import Any, TypeVar, cast
 from .._json import Trail, path_of, shown_json, text_json, walk
 from .._lexical import did_you_mean as _did_you_mean
 from ..types import JSON_NUMBER, JSON_TYPES, ToolCall, ToolResult
-from . import _schema as json_schema
+from . import schema as json_schema
 from ._toolbox import Tool, Toolbox
 
 _T = TypeVar("_T")
@@ -96,7 +96,7 @@ def invoke_all(
     call runs like :func:`invoke`: in the caller's thread unless its tool has a timeout.
 
     The arguments of all the calls are checked within one budget
-    (:data:`~react_agent.tools._schema.VALIDATION_SECONDS`, however many calls there are).
+    (:data:`~react_agent.tools.schema.VALIDATION_SECONDS`, however many calls there are).
     Approvals are asked one call at a time, in order, before any call runs.
     """
     checked = _all_checked(toolbox, calls, max_chars)
@@ -129,7 +129,7 @@ async def ainvoke_all(
     given. Cancelling the caller cancels the ``async def`` tools still running.
 
     The arguments are cleaned and checked in a worker thread too, all within one budget (a
-    costly schema takes up to :data:`~react_agent.tools._schema.VALIDATION_SECONDS`); approvals
+    costly schema takes up to :data:`~react_agent.tools.schema.VALIDATION_SECONDS`); approvals
     are asked on the event loop's thread, in order, before any call runs."""
     checked = await in_worker(lambda: _all_checked(toolbox, calls, max_chars))
     prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars)
@@ -233,7 +233,7 @@ def prepare(
     Arguments no tool can mean are refused before cleaning: nested deeper than
     :data:`MAX_ARGS_DEPTH`, a number that is not finite (``NaN``, ``Infinity``) or an integer
     longer than :data:`MAX_INTEGER_DIGITS` digits. Cleaning and checking take at most
-    :data:`~react_agent.tools._schema.VALIDATION_SECONDS` together: arguments that cannot be
+    :data:`~react_agent.tools.schema.VALIDATION_SECONDS` together: arguments that cannot be
     checked within it are refused as invalid (never run unchecked)."""
     checked = _checked(toolbox, call, max_chars)
     if isinstance(checked, ToolResult):
@@ -566,8 +566,8 @@ def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, 
     written: ``"1e999"``, an integer of thousands of digits; see :func:`_coerce`). Nested arrays
     and objects are cleaned the same way. Never raises for JSON values nested at most
     :data:`MAX_ARGS_DEPTH` deep (:func:`prepare` refuses deeper ones first), but
-    :class:`~react_agent.tools._schema.Unchecked` when run inside a
-    :func:`~react_agent.tools._schema.budget` that runs out (as :func:`prepare` runs it).
+    :class:`~react_agent.tools.schema.Unchecked` when run inside a
+    :func:`~react_agent.tools.schema.budget` that runs out (as :func:`prepare` runs it).
 
     Returns:
         ``(cleaned args, changes)``; each change in words, e.g. ``'days: "5" -> 5'``.
@@ -768,7 +768,7 @@ def _brief(value: Any, limit: int) -> str:
 def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
     """Validate ``args`` against the tool's JSON Schema; one plain-words problem per field.
 
-    The check takes at most :data:`~react_agent.tools._schema.VALIDATION_SECONDS` (or what is
+    The check takes at most :data:`~react_agent.tools.schema.VALIDATION_SECONDS` (or what is
     left of the budget it runs in): arguments it cannot decide within that (a costly schema:
     a backtracking ``pattern``, ``anyOf`` nested through references) get the one problem
     saying so, and must not be used."""
@@ -781,11 +781,11 @@ def check_args(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
 
 def _unchecked(exc: json_schema.Unchecked) -> str:
     return f"(args): could not be checked against the tool's schema within " \
-        f"{json_schema.VALIDATION_SECONDS:g} s ({exc.reason}); the call was not run"
+        f"{json_schema.budget_seconds():g} s ({exc.reason}); the call was not run"
 
 
 def _problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
-    """:func:`check_args` inside a budget: raises :class:`~react_agent.tools._schema.Unchecked`
+    """:func:`check_args` inside a budget: raises :class:`~react_agent.tools.schema.Unchecked`
     when the arguments cannot be checked within it."""
     problems: list[str] = []
     props: dict[str, Any] = schema.get("properties", {})

@@ -10,7 +10,7 @@ end of the program); closing stops every server process.
 
 What servers send is made usable for a small model and for the invoker, and bounded:
 
-- each tool's input schema is flattened (:func:`react_agent.tools._flatten.flatten`):
+- each tool's input schema is flattened (:func:`react_agent.tools.schema.flatten`):
   ``$ref``/``$defs`` resolved in place (a schema that refers to itself is cut after a few
   levels, and says so), ``anyOf`` with ``null`` written as a type list,
   older drafts' keywords rewritten, what the validator cannot take dropped, the fields of
@@ -68,8 +68,8 @@ from typing_extensions import Buffer
 
 from .._lexical import did_you_mean
 from ..errors import ConfigError, ReactAgentError, ToolDefinitionError, install_hint
-from ._flatten import flatten
 from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox
+from .schema import flatten
 
 if TYPE_CHECKING:
     from mcp import Client

@@ -31,7 +31,7 @@ from typing_extensions import NotRequired, Required
 
 from ..errors import ToolDefinitionError
 from ..types import JSON_TYPES
-from . import _schema as json_schema
+from . import schema as json_schema
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 
@@ -295,7 +295,7 @@ def _signature(
             )
         hint = hints.get(p.name, Any)
         adapter = _adapter(hint, f"{func.__name__}({p.name})")
-        prop = _flat_schema(adapter.json_schema(), f"{func.__name__}({p.name})")
+        prop = json_schema.from_signature(adapter.json_schema(), f"{func.__name__}({p.name})")
         if p.name in arg_docs:
             prop.setdefault("description", arg_docs[p.name])
         if p.default is inspect.Parameter.empty:
@@ -374,56 +374,6 @@ def _arrives_as_is(hint: Any) -> bool:
 
 _AS_IS = {str, int, float, bool, type(None), Any, list, dict, tuple, set, frozenset}
 _AS_IS_CONTAINERS = {typing.Union, types.UnionType, list, dict, tuple, set, frozenset}
-
-
-def _flat_schema(schema: dict[str, Any], where: str) -> dict[str, Any]:
-    r"""pydantic's schema without titles, with ``$ref``\ s replaced by their definitions and a
-    nullable type written as a type list.
-
-    Raises:
-        ToolDefinitionError: the type refers to itself (a recursive model).
-    """
-    definitions = schema.pop("$defs", {})
-
-    def flat(node: Any, seen: tuple[str, ...]) -> Any:
-        if isinstance(node, list):
-            return [flat(v, seen) for v in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            name = ref.rsplit("/", 1)[-1]
-            if name in seen:
-                raise ToolDefinitionError(
-                    f"{where}: {name} refers to itself; pass parameters=... yourself."
-                )
-            rest = {k: v for k, v in node.items() if k != "$ref"}
-            return flat({**definitions[name], **rest}, (*seen, name))
-        out = {
-            key: ({k: flat(v, seen) for k, v in value.items()} if key == "properties"
-                  else flat(value, seen))
-            for key, value in node.items() if key != "title"
-        }
-        return _nullable_type(out)
-
-    flattened: dict[str, Any] = flat(schema, ())
-    return flattened
-
-
-def _nullable_type(schema: dict[str, Any]) -> dict[str, Any]:
-    """``{"anyOf": [S, {"type": "null"}]}`` as ``S`` with ``"null"`` added to its type (and
-    ``None`` to its enum), when ``S`` has one type; else as it is."""
-    options = schema.get("anyOf")
-    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
-        return schema
-    other = options[0] if options[1] == {"type": "null"} else options[1]
-    if not isinstance(other.get("type"), str):
-        return schema
-    merged = {**other, **{k: v for k, v in schema.items() if k != "anyOf"}}
-    merged["type"] = [other["type"], "null"]
-    if "enum" in merged:
-        merged["enum"] = [*merged["enum"], None]
-    return merged
 
 
 def _converting(func: Callable[..., Any], converters: dict[str, TypeAdapter[Any]]) -> Any:

@@ -735,7 +735,7 @@ def test_a_tool_with_a_timeout_and_a_backtracking_pattern_is_refused_within_the_
     """Hostile input (issue 38, item 5): the pattern ran before the call's timeout applied,
     for as long as it backtracked. The check has its own budget: past it the call is refused
     as invalid, and the tool never runs."""
-    from react_agent.tools import _schema
+    from react_agent.tools.schema import _validation as _schema
 
     monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
     ran: list[str] = []
@@ -760,7 +760,7 @@ def test_cleaning_many_values_against_a_long_enum_stays_within_the_budget(
 ) -> None:
     """Cleaning compares a value outside an ``enum`` with each of its values: many values and
     a long enum multiply. The cleaning counts against the call's budget too."""
-    from react_agent.tools import _schema
+    from react_agent.tools.schema import _validation as _schema
 
     monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
     tb = Toolbox()
