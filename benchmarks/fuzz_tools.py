@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "tools"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "tools" / "schema"))
 import test_flatten as flat  # the schema strategies and their property
 import test_invoker_fuzz as fuzz  # the strategies and the property
