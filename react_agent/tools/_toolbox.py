@@ -88,6 +88,32 @@ class Tool:
         }
 
 
+class ToolSpecError(ToolDefinitionError):
+    """An OpenAI tool spec given to :meth:`Toolbox.from_openai_specs` is unusable.
+
+    Attributes:
+        index: the spec's place in the specs given (from 0).
+    """
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+_NOT_A_SPEC = ('An OpenAI tool spec looks like {"type": "function", "function": {"name": ..., '
+               '"description": ..., "parameters": {...}}}; this one has no function name.')
+
+
+def _declared_only(name: str) -> Callable[..., Any]:
+    """The function of a tool declared by a spec alone: it is never meant to run."""
+
+    def declared_only(**args: Any) -> Any:
+        raise RuntimeError(f"the tool {name!r} was declared by a spec alone; it has no "
+                           "function to run")
+
+    return declared_only
+
+
 class Toolbox(Mapping[str, Tool]):
     """The tools an agent may use: a read-only mapping name -> :class:`Tool` plus registration.
 
@@ -227,15 +253,58 @@ class Toolbox(Mapping[str, Tool]):
         """
         fn = spec.get("function", spec) if isinstance(spec, dict) else None
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-            raise ToolDefinitionError(
-                'An OpenAI tool spec looks like {"type": "function", "function": {"name": ..., '
-                '"description": ..., "parameters": {...}}}; this one has no function name.'
-            )
+            raise ToolDefinitionError(_NOT_A_SPEC)
         parameters = fn.get("parameters") or {"type": "object", "properties": {}}
         return self.add(
             func, name=fn["name"], description=fn.get("description"), parameters=parameters,
             **options,
         )
+
+    @classmethod
+    def from_openai_specs(
+        cls,
+        specs: typing.Iterable[Any],
+        functions: Mapping[str, Callable[..., Any]] | None = None,
+        *,
+        default_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+    ) -> Toolbox:
+        """A toolbox of OpenAI tool specs, in their order: what ``react-agent serve`` builds of
+        a request's ``tools`` and ``react-agent eval`` of a suite's.
+
+        Each spec is ``{"type": "function", "function": {"name", "description",
+        "parameters"}}`` (or the bare function object). Its ``parameters`` (``None``: no
+        arguments) go through :func:`react_agent.tools.schema.from_openai`: bounded before
+        anything walks them, the loose type names of public function-calling benchmarks
+        (``dict``, ``float``, ``tuple``, ``any``, ...) normalised, ``"type": "object"`` when
+        missing; then the tool is checked as :meth:`add` checks it.
+
+        Args:
+            specs: the tool specs (JSON values).
+            functions: tool name -> the callable run for that tool (as :meth:`add` calls it);
+                a tool not named here gets one that raises ``RuntimeError`` when called
+                (``serve`` and ``eval`` stop before any tool runs).
+            default_timeout: as for :class:`Toolbox`.
+
+        Raises:
+            ToolSpecError: a spec is unusable (a :class:`ToolDefinitionError` whose ``index``
+                is the spec's place in ``specs``; the message names the fix).
+        """
+        toolbox = cls(default_timeout=default_timeout)
+        for index, spec in enumerate(specs):
+            try:
+                function = spec.get("function", spec) if isinstance(spec, dict) else None
+                if not isinstance(function, dict):
+                    raise ToolDefinitionError(_NOT_A_SPEC)
+                name = function.get("name")
+                parameters = json_schema.from_openai(function.get("parameters"),
+                                                     f"{name}: parameters")
+                func = (functions or {}).get(name) if isinstance(name, str) else None
+                toolbox.add_openai_tool(
+                    {"type": "function", "function": {**function, "parameters": parameters}},
+                    func or _declared_only(str(name)))
+            except ToolDefinitionError as exc:
+                raise ToolSpecError(str(exc), index) from exc
+        return toolbox
 
     # -- rendering -----------------------------------------------------------------------------
     def describe(self) -> str:
