@@ -25,14 +25,14 @@ from ._invoker import (
     invoke_all,
 )
 from ._loading import load_toolbox
-from ._mcp import (
+from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox, ToolSpecError, schema_from_function
+from .mcp import (
     DEFAULT_MCP_STARTUP_TIMEOUT,
     DEFAULT_MCP_TIMEOUT,
     MCPCallError,
     MCPServerConfig,
     MCPToolbox,
 )
-from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox, ToolSpecError, schema_from_function
 
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_CHARS",

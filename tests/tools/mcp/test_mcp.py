@@ -1,4 +1,4 @@
-"""MCP servers as toolboxes (react_agent.tools._mcp), against servers started here:
+"""MCP servers as toolboxes (react_agent.tools.mcp), against servers started here:
 
 - ``mcp_fault_server.py`` (beside this file, on the SDK's low-level server): schemas and results
   as servers really write them, and every fault: a hung call, a server that dies mid-call or at
@@ -38,17 +38,17 @@ from react_agent import Agent, ConfigError, ScriptedModel, Toolbox
 from react_agent.cli import main
 from react_agent.tools import MCPServerConfig, MCPToolbox, ainvoke_all, invoke
 from react_agent.tools import schema as json_schema
-from react_agent.tools._mcp import (
+from react_agent.tools.mcp import (
     MAX_MCP_MESSAGE_BYTES,
     MAX_MCP_PROMPT_CHARS,
     MAX_MCP_TOOLS,
     STDERR_KEPT_BYTES,
     MCPToolError,
-    _SdkLog,
     observation,
     tool_name,
 )
-from react_agent.tools.schema._flatten import CUT_TEXT, MAX_VALUES
+from react_agent.tools.mcp._config import _SdkLog
+from react_agent.tools.schema import CUT_TEXT, MAX_VALUES
 from react_agent.types import ToolCall
 
 FAULT = Path(__file__).with_name("mcp_fault_server.py")
