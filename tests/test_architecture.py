@@ -22,7 +22,7 @@ ORDER = [
     # 2. tools: schemas, the toolbox, the invoker; the built-in tools
     "tools.schema._bounds", "tools.schema._validation", "tools.schema._normalize",
     "tools.schema._shapes", "tools.schema._flatten", "tools.schema",
-    "tools._toolbox", "tools._invoker", "tools._loading",
+    "tools._toolbox", "tools._arguments", "tools._invoker", "tools._loading",
     "tools.mcp._config", "tools.mcp._stdio", "tools.mcp._results", "tools.mcp._connection",
     "tools.mcp._toolbox", "tools.mcp", "tools",
     "tools.builtin._calculator", "tools.builtin._clock", "tools.builtin._files",

@@ -29,8 +29,8 @@ from ..events import AnswerToken, ParseFailed, RunFinished
 from ..models.base import ChatModel, estimate_tokens
 from ..parsing import parse_error
 from ..policies import Policy, default_policies
+from ..tools import prepare
 from ..tools import schema as json_schema
-from ..tools._invoker import prepare
 from ..types import ModelReply, Reply, RunResult, Step, ToolCall, ToolResult
 from ._openai import TurnPlan
 

@@ -14,15 +14,16 @@
   files) and the long-term memory tools.
 """
 
+from ._arguments import argument_for_bare_value, call_example, check_args, clean_args
 from ._invoker import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     Approver,
     ainvoke_all,
-    check_args,
-    clean_args,
     format_result,
+    in_worker,
     invoke,
     invoke_all,
+    prepare,
 )
 from ._loading import load_toolbox
 from ._toolbox import DEFAULT_TOOL_TIMEOUT, Tool, Toolbox, ToolSpecError, schema_from_function
@@ -47,11 +48,15 @@ __all__ = [
     "ToolSpecError",
     "Toolbox",
     "ainvoke_all",
+    "argument_for_bare_value",
+    "call_example",
     "check_args",
     "clean_args",
     "format_result",
+    "in_worker",
     "invoke",
     "invoke_all",
     "load_toolbox",
+    "prepare",
     "schema_from_function",
 ]

@@ -13,18 +13,18 @@ import pytest
 from pydantic import Field
 
 from react_agent import Toolbox, ToolCall, ToolResult
-from react_agent.tools._invoker import (
+from react_agent.tools import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     ainvoke_all,
     argument_for_bare_value,
     call_example,
     check_args,
     clean_args,
-    control_character_problems,
     format_result,
     invoke,
     invoke_all,
 )
+from react_agent.tools._arguments import control_character_problems
 
 
 class Opaque:
@@ -1351,7 +1351,7 @@ def test_a_thread_that_cannot_be_started_is_an_observation(
 def test_only_the_first_problems_are_found_and_told() -> None:
     """Each problem costs the showing of its value; a value with thousands of wrong items
     (each a problem) is told by its first :data:`MAX_PROBLEMS`."""
-    from react_agent.tools._invoker import MAX_PROBLEMS
+    from react_agent.tools._arguments import MAX_PROBLEMS
 
     schema = {"type": "object", "properties": {"a": {"type": "array",
                                                      "items": {"type": "string"}}}}

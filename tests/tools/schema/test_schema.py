@@ -18,8 +18,8 @@ from probes import CountingListener, opened
 from react_agent import Toolbox, ToolCall
 from react_agent.errors import ToolDefinitionError
 from react_agent.harness._evaluation import toolbox_from_specs
+from react_agent.tools import check_args, invoke
 from react_agent.tools import schema as json_schema
-from react_agent.tools._invoker import check_args, invoke
 from react_agent.tools.schema import _validation
 
 
