@@ -23,6 +23,10 @@ value (the server still checks it) and its argument's description ends with :dat
 A cut never makes the schema stricter than the server's: where a cut would (inside ``not``,
 ``if``, ``oneOf``, ``contains``; beside ``additionalProperties: false``), the keyword goes too.
 Every argument at the top level keeps at least its name.
+
+(A little over 600 lines: the walk and its budget's bookkeeping are one class, read together;
+the words for nested objects and the plainer fallback are in :mod:`._shapes`, the rewrites
+every source shares in :mod:`._normalize`.)
 """
 
 from __future__ import annotations
