@@ -426,29 +426,25 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def control_character_problems(args: dict[str, Any]) -> list[str]:
-    """One problem per argument (at any depth, keys too) holding a control character other than
-    tab, newline and carriage return: no argument means one, and passing it on silently (a NUL
-    byte from ``"Ume\\u0000e5"``, a backspace from ``"\\bword"``) would hand the tool a value
-    the model did not mean. The call is refused with this problem instead."""
+    """One problem per argument (at any depth up to :data:`MAX_ARGS_DEPTH`, keys too) holding a
+    control character other than tab, newline and carriage return: no argument means one, and
+    passing it on silently (a NUL byte from ``"Ume\\u0000e5"``, a backspace from ``"\\bword"``)
+    would hand the tool a value the model did not mean. The call is refused with this problem
+    instead."""
     problems: list[str] = []
-    stack: list[tuple[str, Any]] = [("", args)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, dict):
-            for key, item in value.items():
-                path = f"{where}.{key}" if where else str(key)
-                stack.append((path, item))
-                if _CONTROL.search(str(key)):
-                    stack.append((f"{path} (the name)", str(key)))
-        elif isinstance(value, list):
-            stack.extend((f"{where}.{i}", item) for i, item in enumerate(value))
-        elif isinstance(value, str) and (m := _CONTROL.search(value)):
-            problems.append(
-                f"{where}: contains the control character U+{ord(m.group()):04X} at character "
-                f"{m.start()}, which no argument means; send the text without it (a \\u escape "
-                "takes exactly four hex digits, and a backslash is written \\\\)"
-            )
+    for value, _, trail in walk(args, MAX_ARGS_DEPTH, trails=True):
+        texts = [(f"{_where((trail, key, False))} (the name)", str(key)) for key in value
+                 if _CONTROL.search(str(key))] if isinstance(value, dict) else \
+            [(_where(trail), value)] if isinstance(value, str) else []
+        for where, text in texts:
+            if m := _CONTROL.search(text):
+                problems.append(
+                    f"{where}: contains the control character U+{ord(m.group()):04X} at "
+                    f"character {m.start()}, which no argument means; send the text without it "
+                    "(a \\u escape takes exactly four hex digits, and a backslash is written "
+                    "\\\\)")
     return sorted(problems)
+
 
 def _error_key(error: Any) -> tuple[str, ...]:
     return tuple(str(p) for p in error.absolute_path)
