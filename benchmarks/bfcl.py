@@ -594,7 +594,7 @@ def _library_handler(base: Any, spec: dict[str, Any]) -> Any:
     from react_agent.events import FinalAnswer, ModelCallFinished, RunFinished, ToolStarted
     from react_agent.harness import toolbox_from_specs
     from react_agent.models import LlamaCppModel
-    from react_agent.tools._invoker import prepare
+    from react_agent.tools import prepare
     from react_agent.types import ToolResult
 
     model = LlamaCppModel(spec["gguf"], max_tokens=spec["max_tokens"])

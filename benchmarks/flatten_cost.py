@@ -27,9 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from helpers import bomb, values, wide
 
 try:
-    from react_agent.tools._flatten import flatten
-except ImportError:  # a checkout before the bound
-    from react_agent.tools._mcp import tool_parameters as flatten
+    from react_agent.tools.schema import flatten
+except ImportError:  # a checkout before the schema package
+    try:
+        from react_agent.tools._flatten import flatten
+    except ImportError:  # a checkout before the bound
+        from react_agent.tools._mcp import tool_parameters as flatten
 
 
 def main() -> None:

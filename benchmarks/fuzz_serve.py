@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "serve
 from request_strategies import replies, requests
 from test_fuzz_requests import check, post
 
-from react_agent.tools import _schema
+from react_agent.tools import schema as _schema
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """Fuzzing what tools give back, and the schemas tools come with, for longer than the test
 suite does: the properties of ``tests/tools/test_invoker_fuzz.py`` and
-``tests/tools/test_flatten.py`` over many more examples.
+``tests/tools/schema/test_flatten.py`` over many more examples.
 
     python benchmarks/fuzz_tools.py [--examples 5000] [--schemas 500] [--seed 0]
 
@@ -38,6 +38,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "tools" / "schema"))
 import test_flatten as flat  # the schema strategies and their property
 import test_invoker_fuzz as fuzz  # the strategies and the property
 

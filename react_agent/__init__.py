@@ -16,6 +16,7 @@ Quick start::
     print(result.status, result.final_answer)
 """
 
+from ._version import __version__
 from .agent import Agent, Conversation
 from .config import AgentConfig
 from .errors import (
@@ -39,8 +40,6 @@ from .types import (
     ToolCall,
     ToolResult,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "STATUSES", "Agent", "AgentConfig", "ChatModel", "ConfigError", "Conversation", "Message",

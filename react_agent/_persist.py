@@ -24,6 +24,7 @@ from typing import IO, Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from ._json import is_container, walk
 from ._lexical import did_you_mean
 from .errors import ConfigError
 
@@ -66,16 +67,9 @@ def loads(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
         value = json.loads(text)
     except RecursionError:
         raise ValueError(f"nested deeper than {max_depth} levels") from None
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node \
-            if isinstance(node, list) else None
-        if children is None:
-            continue
-        if depth > max_depth:
+    for node, depth, _ in walk(value, max_depth):
+        if depth > max_depth and is_container(node):
             raise ValueError(f"nested deeper than {max_depth} levels")
-        stack.extend((child, depth + 1) for child in children)
     return value
 
 

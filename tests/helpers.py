@@ -186,7 +186,7 @@ def no_refs(value: Any) -> bool:
 
 
 def values(value: Any) -> int:
-    """The values in ``value`` (as :func:`~react_agent.tools._schema.check` counts them)."""
+    """The values in ``value`` (as :func:`~react_agent.tools.schema.check` counts them)."""
     count, stack = 0, [value]
     while stack:
         node = stack.pop()

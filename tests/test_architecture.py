@@ -18,10 +18,13 @@ PACKAGE = Path(react_agent.__file__).parent
 
 ORDER = [
     # 1. errors, word matching and plain data
-    "errors", "_lexical", "_persist", "types", "_paths", "_json",
+    "_version", "errors", "_lexical", "_json", "_persist", "types", "_paths",
     # 2. tools: schemas, the toolbox, the invoker; the built-in tools
-    "tools._schema", "tools._flatten", "tools._toolbox", "tools._invoker", "tools._loading",
-    "tools._mcp", "tools",
+    "tools.schema._bounds", "tools.schema._validation", "tools.schema._normalize",
+    "tools.schema._shapes", "tools.schema._flatten", "tools.schema",
+    "tools._toolbox", "tools._arguments", "tools._invoker", "tools._loading",
+    "tools.mcp._config", "tools.mcp._stdio", "tools.mcp._results", "tools.mcp._connection",
+    "tools.mcp._toolbox", "tools.mcp", "tools",
     "tools.builtin._calculator", "tools.builtin._clock", "tools.builtin._files",
     "tools.builtin._memory", "tools.builtin",
     # 3. prompts; reading replies

@@ -193,7 +193,7 @@ async def advance(
 ) -> tuple[bool, Any]:
     """Send ``value`` (or throw ``error``) into the loop, in a worker thread: parsing a reply,
     the policies and the check of the arguments are CPU work (a costly tool schema takes up to
-    :data:`~react_agent.tools._schema.VALIDATION_SECONDS`), and the event loop answers others
+    :data:`~react_agent.tools.schema.VALIDATION_SECONDS`), and the event loop answers others
     meanwhile. Returns ``(False, what the loop yielded)``, or ``(True, None)`` once it has ended.
     A cancellation lets the step finish (it is bounded), then is raised."""
 

@@ -39,9 +39,7 @@ from ..agent._agent import Agent
 from ..errors import ConfigError, ModelError, ToolDefinitionError
 from ..events import ParseFailed, ReplyParsed, RunFinished, RunStarted
 from ..models.base import fresh_state
-from ..tools import _schema as json_schema
-from ..tools._invoker import clean_args
-from ..tools._toolbox import Toolbox
+from ..tools import Toolbox, clean_args
 from ..types import Step
 from ._batch import read_records
 
@@ -80,25 +78,13 @@ def load_suite(path: str | os.PathLike[str]) -> list[EvalItem]:
 
 
 def toolbox_from_specs(specs: Iterable[dict[str, Any]]) -> Toolbox:
-    """A Toolbox of the specs with functions that are never run (eval stops before tools).
+    """A Toolbox of the specs with functions that are never run (eval stops before tools):
+    :meth:`Toolbox.from_openai_specs(specs) <react_agent.tools.Toolbox.from_openai_specs>`.
 
     Raises:
         ToolDefinitionError: a spec is unusable.
     """
-    toolbox = Toolbox()
-    for spec in specs:
-        function = dict(spec.get("function", spec))
-        raw = function.get("parameters") or {"type": "object"}
-        json_schema.check(raw, f"{function.get('name')}: parameters")
-        parameters = json_schema.normalize(raw)
-        parameters.setdefault("type", "object")
-        function["parameters"] = parameters
-        toolbox.add_openai_tool({"type": "function", "function": function}, _never_run)
-    return toolbox
-
-
-def _never_run(**args: Any) -> None:
-    raise RuntimeError("tools are not run during eval")
+    return Toolbox.from_openai_specs(specs)
 
 
 @dataclass

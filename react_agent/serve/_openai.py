@@ -2,9 +2,9 @@
 
 Pure translation, no I/O. A request that carries ``tools`` becomes a :class:`TurnPlan`:
 
-- the tool specs become a :class:`~react_agent.tools._toolbox.Toolbox` (loose type names of public
-  benchmarks such as ``dict``, ``float``, ``tuple``, ``any`` normalised as ``react-agent eval``
-  does; the functions are never run);
+- the tool specs become a toolbox (:meth:`~react_agent.tools.Toolbox.from_openai_specs`, as
+  ``react-agent eval`` builds its own: loose type names of public benchmarks such as ``dict``,
+  ``float``, ``tuple``, ``any`` normalised; the functions are never run);
 - the client's ``system``/``developer`` messages become the "additional instructions" of the
   system prompt rendered from that toolbox (``prompts/agent/system.md``);
 - ``assistant`` messages with ``tool_calls`` become the ``{"thought", "action"}`` envelopes the
@@ -34,11 +34,9 @@ from .. import prompts
 from .._persist import loads
 from ..engine import observation_message
 from ..errors import ReactAgentError, ToolDefinitionError
-from ..harness._evaluation import toolbox_from_specs
 from ..models.base import Message
-from ..tools import _schema as json_schema
-from ..tools._invoker import format_result
-from ..tools._toolbox import Toolbox
+from ..tools import Toolbox, ToolSpecError, format_result
+from ..tools import schema as json_schema
 from ..types import Step, ToolCall, ToolResult
 
 TOOL_CHOICES = ("auto", "none", "required", "function")
@@ -174,13 +172,12 @@ def read_tools(specs: Any) -> Toolbox:
         cached = _TOOLBOXES.get(key)
     toolbox = cached[0] if cached else None
     if toolbox is None:
-        toolbox = Toolbox()
-        for i, fn in enumerate(functions):
-            try:  # one at a time, to name the tool at fault
-                for tool in toolbox_from_specs([{"type": "function", "function": fn}]).values():
-                    toolbox.add_tool(tool)
-            except ToolDefinitionError as exc:
-                raise RequestError(f"tools[{i}]: {exc}", f"tools[{i}].function") from exc
+        try:
+            toolbox = Toolbox.from_openai_specs(
+                [{"type": "function", "function": fn} for fn in functions])
+        except ToolSpecError as exc:
+            raise RequestError(f"tools[{exc.index}]: {exc}",
+                               f"tools[{exc.index}].function") from exc
         with _CACHE_LOCK:
             if len(key) <= _TOOLBOXES.maxsize:
                 _TOOLBOXES[key] = (toolbox, len(key))

@@ -27,8 +27,8 @@ from ..events import AnswerToken, ParseFailed, RunFinished
 from ..models.base import ChatModel, estimate_tokens
 from ..parsing import parse_error
 from ..policies import Policy, default_policies
-from ..tools import _schema as json_schema
-from ..tools._invoker import prepare
+from ..tools import prepare
+from ..tools import schema as json_schema
 from ..types import ModelReply, Reply, RunResult, Step, ToolCall, ToolResult
 from ._openai import TurnPlan
 
@@ -105,7 +105,7 @@ def check_reply(reply: Reply, plan: TurnPlan) -> list[Call]:
         OutputParseError: the reply breaks ``tool_choice``, or a call names an unknown tool or
             has invalid arguments (the message is the one the invoker would give the model),
             or arguments that could not be checked within
-            :data:`~react_agent.tools._schema.VALIDATION_SECONDS` (for all the calls together).
+            :data:`~react_agent.tools.schema.VALIDATION_SECONDS` (for all the calls together).
     """
     choice = plan.choice
     if reply.final_answer is not None:
@@ -167,7 +167,7 @@ async def take_turn(
     A reply whose answer was already partly handed out is not retried (the client has seen
     it): if it then turns out unusable, the result carries the error. The engine's own steps
     (parsing, policies, checking the arguments against the client's schemas, each check
-    bounded by :data:`~react_agent.tools._schema.VALIDATION_SECONDS`) run in a worker thread,
+    bounded by :data:`~react_agent.tools.schema.VALIDATION_SECONDS`) run in a worker thread,
     so that the server answers other requests meanwhile.
 
     Raises:

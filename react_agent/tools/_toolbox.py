@@ -31,7 +31,7 @@ from typing_extensions import NotRequired, Required
 
 from ..errors import ToolDefinitionError
 from ..types import JSON_TYPES
-from . import _schema as json_schema
+from . import schema as json_schema
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 
@@ -86,6 +86,32 @@ class Tool:
                 "parameters": self.parameters,
             },
         }
+
+
+class ToolSpecError(ToolDefinitionError):
+    """An OpenAI tool spec given to :meth:`Toolbox.from_openai_specs` is unusable.
+
+    Attributes:
+        index: the spec's place in the specs given (from 0).
+    """
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+_NOT_A_SPEC = ('An OpenAI tool spec looks like {"type": "function", "function": {"name": ..., '
+               '"description": ..., "parameters": {...}}}; this one has no function name.')
+
+
+def _declared_only(name: str) -> Callable[..., Any]:
+    """The function of a tool declared by a spec alone: it is never meant to run."""
+
+    def declared_only(**args: Any) -> Any:
+        raise RuntimeError(f"the tool {name!r} was declared by a spec alone; it has no "
+                           "function to run")
+
+    return declared_only
 
 
 class Toolbox(Mapping[str, Tool]):
@@ -227,15 +253,58 @@ class Toolbox(Mapping[str, Tool]):
         """
         fn = spec.get("function", spec) if isinstance(spec, dict) else None
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-            raise ToolDefinitionError(
-                'An OpenAI tool spec looks like {"type": "function", "function": {"name": ..., '
-                '"description": ..., "parameters": {...}}}; this one has no function name.'
-            )
+            raise ToolDefinitionError(_NOT_A_SPEC)
         parameters = fn.get("parameters") or {"type": "object", "properties": {}}
         return self.add(
             func, name=fn["name"], description=fn.get("description"), parameters=parameters,
             **options,
         )
+
+    @classmethod
+    def from_openai_specs(
+        cls,
+        specs: typing.Iterable[Any],
+        functions: Mapping[str, Callable[..., Any]] | None = None,
+        *,
+        default_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+    ) -> Toolbox:
+        """A toolbox of OpenAI tool specs, in their order: what ``react-agent serve`` builds of
+        a request's ``tools`` and ``react-agent eval`` of a suite's.
+
+        Each spec is ``{"type": "function", "function": {"name", "description",
+        "parameters"}}`` (or the bare function object). Its ``parameters`` (``None``: no
+        arguments) go through :func:`react_agent.tools.schema.from_openai`: bounded before
+        anything walks them, the loose type names of public function-calling benchmarks
+        (``dict``, ``float``, ``tuple``, ``any``, ...) normalised, ``"type": "object"`` when
+        missing; then the tool is checked as :meth:`add` checks it.
+
+        Args:
+            specs: the tool specs (JSON values).
+            functions: tool name -> the callable run for that tool (as :meth:`add` calls it);
+                a tool not named here gets one that raises ``RuntimeError`` when called
+                (``serve`` and ``eval`` stop before any tool runs).
+            default_timeout: as for :class:`Toolbox`.
+
+        Raises:
+            ToolSpecError: a spec is unusable (a :class:`ToolDefinitionError` whose ``index``
+                is the spec's place in ``specs``; the message names the fix).
+        """
+        toolbox = cls(default_timeout=default_timeout)
+        for index, spec in enumerate(specs):
+            try:
+                function = spec.get("function", spec) if isinstance(spec, dict) else None
+                if not isinstance(function, dict):
+                    raise ToolDefinitionError(_NOT_A_SPEC)
+                name = function.get("name")
+                parameters = json_schema.from_openai(function.get("parameters"),
+                                                     f"{name}: parameters")
+                func = (functions or {}).get(name) if isinstance(name, str) else None
+                toolbox.add_openai_tool(
+                    {"type": "function", "function": {**function, "parameters": parameters}},
+                    func or _declared_only(str(name)))
+            except ToolDefinitionError as exc:
+                raise ToolSpecError(str(exc), index) from exc
+        return toolbox
 
     # -- rendering -----------------------------------------------------------------------------
     def describe(self) -> str:
@@ -295,7 +364,7 @@ def _signature(
             )
         hint = hints.get(p.name, Any)
         adapter = _adapter(hint, f"{func.__name__}({p.name})")
-        prop = _flat_schema(adapter.json_schema(), f"{func.__name__}({p.name})")
+        prop = json_schema.from_signature(adapter.json_schema(), f"{func.__name__}({p.name})")
         if p.name in arg_docs:
             prop.setdefault("description", arg_docs[p.name])
         if p.default is inspect.Parameter.empty:
@@ -374,56 +443,6 @@ def _arrives_as_is(hint: Any) -> bool:
 
 _AS_IS = {str, int, float, bool, type(None), Any, list, dict, tuple, set, frozenset}
 _AS_IS_CONTAINERS = {typing.Union, types.UnionType, list, dict, tuple, set, frozenset}
-
-
-def _flat_schema(schema: dict[str, Any], where: str) -> dict[str, Any]:
-    r"""pydantic's schema without titles, with ``$ref``\ s replaced by their definitions and a
-    nullable type written as a type list.
-
-    Raises:
-        ToolDefinitionError: the type refers to itself (a recursive model).
-    """
-    definitions = schema.pop("$defs", {})
-
-    def flat(node: Any, seen: tuple[str, ...]) -> Any:
-        if isinstance(node, list):
-            return [flat(v, seen) for v in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            name = ref.rsplit("/", 1)[-1]
-            if name in seen:
-                raise ToolDefinitionError(
-                    f"{where}: {name} refers to itself; pass parameters=... yourself."
-                )
-            rest = {k: v for k, v in node.items() if k != "$ref"}
-            return flat({**definitions[name], **rest}, (*seen, name))
-        out = {
-            key: ({k: flat(v, seen) for k, v in value.items()} if key == "properties"
-                  else flat(value, seen))
-            for key, value in node.items() if key != "title"
-        }
-        return _nullable_type(out)
-
-    flattened: dict[str, Any] = flat(schema, ())
-    return flattened
-
-
-def _nullable_type(schema: dict[str, Any]) -> dict[str, Any]:
-    """``{"anyOf": [S, {"type": "null"}]}`` as ``S`` with ``"null"`` added to its type (and
-    ``None`` to its enum), when ``S`` has one type; else as it is."""
-    options = schema.get("anyOf")
-    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
-        return schema
-    other = options[0] if options[1] == {"type": "null"} else options[1]
-    if not isinstance(other.get("type"), str):
-        return schema
-    merged = {**other, **{k: v for k, v in schema.items() if k != "anyOf"}}
-    merged["type"] = [other["type"], "null"]
-    if "enum" in merged:
-        merged["enum"] = [*merged["enum"], None]
-    return merged
 
 
 def _converting(func: Callable[..., Any], converters: dict[str, TypeAdapter[Any]]) -> Any:

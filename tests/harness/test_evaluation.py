@@ -22,7 +22,7 @@ from react_agent.harness._evaluation import (
 )
 from react_agent.models import ScriptedModel
 from react_agent.policies import Routing, default_policies
-from react_agent.tools import _schema as json_schema
+from react_agent.tools import schema as json_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "examples" / "eval" / "suite.jsonl"

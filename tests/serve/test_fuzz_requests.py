@@ -20,7 +20,7 @@ from request_strategies import replies, requests
 
 from react_agent.models import ScriptedModel
 from react_agent.serve import create_app
-from react_agent.tools import _schema
+from react_agent.tools.schema import _validation as _schema
 
 ANSWER = json.dumps({"thought": "ok", "action": {"final_answer": "done"}})
 REQUEST_SECONDS = 10.0

@@ -371,7 +371,7 @@ def test_arguments_too_costly_to_check_are_asked_again_within_the_budget(
     """Hostile input (issue 38, item 1): a client's backtracking ``pattern`` took as long as
     the model's argument made it. The check stops at the validation budget; the reply is
     treated as any invalid one: the model is told, and asked again."""
-    from react_agent.tools import _schema
+    from react_agent.tools.schema import _validation as _schema
 
     monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
     model = ScriptedModel([act("f", {"a": "a" * 40 + "!"}), act("f", {"a": "aaa"})])

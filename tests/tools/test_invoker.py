@@ -13,14 +13,12 @@ import pytest
 from pydantic import Field
 
 from react_agent import Toolbox, ToolCall, ToolResult
-from react_agent.tools._invoker import (
+from react_agent.tools import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     ainvoke_all,
-    argument_for_bare_value,
     call_example,
     check_args,
     clean_args,
-    control_character_problems,
     format_result,
     invoke,
     invoke_all,
@@ -735,7 +733,7 @@ def test_a_tool_with_a_timeout_and_a_backtracking_pattern_is_refused_within_the_
     """Hostile input (issue 38, item 5): the pattern ran before the call's timeout applied,
     for as long as it backtracked. The check has its own budget: past it the call is refused
     as invalid, and the tool never runs."""
-    from react_agent.tools import _schema
+    from react_agent.tools.schema import _validation as _schema
 
     monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
     ran: list[str] = []
@@ -760,7 +758,7 @@ def test_cleaning_many_values_against_a_long_enum_stays_within_the_budget(
 ) -> None:
     """Cleaning compares a value outside an ``enum`` with each of its values: many values and
     a long enum multiply. The cleaning counts against the call's budget too."""
-    from react_agent.tools import _schema
+    from react_agent.tools.schema import _validation as _schema
 
     monkeypatch.setattr(_schema, "VALIDATION_SECONDS", 0.2)
     tb = Toolbox()
@@ -773,49 +771,6 @@ def test_cleaning_many_values_against_a_long_enum_stays_within_the_budget(
 
 
 # -- helpers the agent uses for unusable replies -------------------------------------------------
-def test_argument_for_bare_value() -> None:
-    tb = Toolbox()
-
-    @tb.tool
-    def search(query: str, limit: int = 5) -> str:
-        """Search."""
-        return query
-
-    @tb.tool
-    def average(numbers: list[float]) -> float:
-        """Average."""
-        return sum(numbers) / len(numbers)
-
-    @tb.tool
-    def add(a: int, b: int) -> int:
-        """Add."""
-        return a + b
-
-    assert argument_for_bare_value(tb, "search", "tide times") == "query"
-    assert argument_for_bare_value(tb, "average", [1, 2.5]) == "numbers"
-    assert argument_for_bare_value(tb, "search", 3) is None  # not a string
-    assert argument_for_bare_value(tb, "average", "1, 2") is None
-    assert argument_for_bare_value(tb, "add", 3) is None  # two required arguments
-    assert argument_for_bare_value(tb, "nope", "x") is None
-
-
-def test_call_example_uses_the_real_argument_names() -> None:
-    tb = Toolbox()
-
-    @tb.tool
-    def weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
-        """Weather."""
-        return city
-
-    @tb.tool
-    def clock(zone: str = "UTC") -> str:
-        """Clock."""
-        return zone
-
-    assert json.loads(call_example(tb["weather"])) == {
-        "thought": "...", "action": {"name": "weather", "args": {"city": "<string>"}}
-    }
-    assert json.loads(call_example(tb["clock"]))["action"]["args"] == {"zone": "<string>"}
 
 
 def test_boolean_subschemas_are_validated_not_a_crash() -> None:
@@ -853,13 +808,6 @@ def test_a_control_character_in_an_argument_is_refused_not_passed_on() -> None:
     assert "query: contains the control character U+0000 at character 3" in result.observation
     assert seen == []
     assert invoke(tb, ToolCall("search", {"query": "line one\nline two\tand a tab\r"})).ok
-
-
-def test_control_characters_are_found_at_any_depth() -> None:
-    problems = control_character_problems(
-        {"ok": "fine", "rows": [{"cell": "\x08bold"}], "k\x01ey": 1, "del": "x\x7f"}
-    )
-    assert [p.split(":")[0] for p in problems] == ["del", "k\x01ey (the name)", "rows.0.cell"]
 
 
 # -- where a tool runs -------------------------------------------------------------------------
@@ -1348,13 +1296,3 @@ def test_a_thread_that_cannot_be_started_is_an_observation(
     assert [r.observation for r in asyncio.run(ainvoke_all(tb, [call("plain")]))] == [expected]
 
 
-def test_only_the_first_problems_are_found_and_told() -> None:
-    """Each problem costs the showing of its value; a value with thousands of wrong items
-    (each a problem) is told by its first :data:`MAX_PROBLEMS`."""
-    from react_agent.tools._invoker import MAX_PROBLEMS
-
-    schema = {"type": "object", "properties": {"a": {"type": "array",
-                                                     "items": {"type": "string"}}}}
-    problems = check_args(schema, {"a": list(range(10_000))})
-    assert len(problems) == MAX_PROBLEMS
-    assert problems[0] == "a.0: expected string, got 0"

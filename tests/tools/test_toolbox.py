@@ -13,6 +13,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from react_agent import Tool, Toolbox, ToolCall, ToolDefinitionError
+from react_agent.tools import ToolSpecError
 from react_agent.tools._invoker import invoke
 from react_agent.tools._toolbox import DEFAULT_TOOL_TIMEOUT, schema_from_function
 
@@ -578,3 +579,33 @@ def test_default_timeout_of_the_toolbox() -> None:
 def lambda_free_add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
+
+
+def test_a_toolbox_from_openai_specs_normalises_loose_types_in_order() -> None:
+    specs = [
+        {"type": "function", "function": {"name": "b", "description": "B.", "parameters": {
+            "type": "dict", "properties": {"x": {"type": "float"}}}}},
+        {"name": "a", "description": "A."},  # the bare function object, no parameters
+    ]
+    toolbox = Toolbox.from_openai_specs(specs, {"a": lambda: "ran"})
+    assert toolbox.names == ["b", "a"]
+    assert toolbox["b"].parameters == {"type": "object", "properties": {"x": {"type": "number"}}}
+    assert toolbox["a"].parameters == {"type": "object"}
+    assert invoke(toolbox, ToolCall("a", {})).observation == "ran"
+    declared = invoke(toolbox, ToolCall("b", {"x": 1.5}))
+    assert not declared.ok and "declared by a spec alone" in declared.observation
+
+
+@pytest.mark.parametrize(("specs", "index", "message"), [
+    ([{"name": "a", "description": "A."}, "not a spec"], 1, "no function name"),
+    ([{"name": "a", "description": "A."}, {"name": "a", "description": "Again."}], 1,
+     "already in this toolbox"),
+    ([{"name": "a", "parameters": {"$ref": "file:///etc/passwd"}}], 0, "refers outside"),
+    ([{"name": "a", "description": "A.", "parameters": {"type": "object", "required": 5}}], 0,
+     "not a valid JSON Schema"),
+])
+def test_an_unusable_openai_spec_is_named_by_its_place(specs: list[Any], index: int,
+                                                        message: str) -> None:
+    with pytest.raises(ToolSpecError, match=message) as caught:
+        Toolbox.from_openai_specs(specs)
+    assert caught.value.index == index and isinstance(caught.value, ToolDefinitionError)

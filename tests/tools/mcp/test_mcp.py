@@ -1,4 +1,4 @@
-"""MCP servers as toolboxes (react_agent.tools._mcp), against servers started here:
+"""MCP servers as toolboxes (react_agent.tools.mcp), against servers started here:
 
 - ``mcp_fault_server.py`` (beside this file, on the SDK's low-level server): schemas and results
   as servers really write them, and every fault: a hung call, a server that dies mid-call or at
@@ -37,18 +37,18 @@ from helpers import bomb, no_refs, values, wide
 from react_agent import Agent, ConfigError, ScriptedModel, Toolbox
 from react_agent.cli import main
 from react_agent.tools import MCPServerConfig, MCPToolbox, ainvoke_all, invoke
-from react_agent.tools import _schema as json_schema
-from react_agent.tools._flatten import CUT_TEXT, MAX_VALUES
-from react_agent.tools._mcp import (
+from react_agent.tools import schema as json_schema
+from react_agent.tools.mcp import (
     MAX_MCP_MESSAGE_BYTES,
     MAX_MCP_PROMPT_CHARS,
     MAX_MCP_TOOLS,
     STDERR_KEPT_BYTES,
     MCPToolError,
-    _SdkLog,
     observation,
     tool_name,
 )
+from react_agent.tools.mcp._config import _SdkLog
+from react_agent.tools.schema import CUT_TEXT, MAX_VALUES
 from react_agent.types import ToolCall
 
 FAULT = Path(__file__).with_name("mcp_fault_server.py")
@@ -393,7 +393,7 @@ def test_sync_and_async_runs_mix_mcp_and_python_tools() -> None:
 def test_a_costly_tool_listing_is_flattened_within_the_bounds(tmp_path: Path) -> None:
     """About 270 KB of tools/list whose schemas refer to their definitions many times, each with
     a large enum, default and examples: copying each reference's target, as the flattening
-    did, grows with the square of the size (tests/tools/test_flatten.py) and took tens of
+    did, grows with the square of the size (tests/tools/schema/test_flatten.py) and took tens of
     seconds per tool, outside the start-up timeout; here each tool's schema stays within the
     flattening's bounds."""
     listing = [{"name": "wide", "description": "Many fields.", "inputSchema": wide(5000, 2000)},

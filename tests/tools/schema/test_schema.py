@@ -18,8 +18,9 @@ from probes import CountingListener, opened
 from react_agent import Toolbox, ToolCall
 from react_agent.errors import ToolDefinitionError
 from react_agent.harness._evaluation import toolbox_from_specs
-from react_agent.tools import _schema as json_schema
-from react_agent.tools._invoker import check_args, invoke
+from react_agent.tools import check_args, invoke
+from react_agent.tools import schema as json_schema
+from react_agent.tools.schema import _validation
 
 
 def nested(levels: int) -> dict[str, Any]:
@@ -249,7 +250,7 @@ def test_surely_valid_leaves_the_rest_to_the_validator(schema: dict[str, Any], v
 @pytest.fixture
 def short_budget(monkeypatch: pytest.MonkeyPatch) -> float:
     """A validation budget of 0.2 s (the default, 1 s, made short to keep the tests short)."""
-    monkeypatch.setattr(json_schema, "VALIDATION_SECONDS", 0.2)
+    monkeypatch.setattr(_validation, "VALIDATION_SECONDS", 0.2)
     return 0.2
 
 
@@ -386,9 +387,9 @@ def test_a_check_that_fails_in_jsonschema_refuses_the_arguments() -> None:
 def test_checks_in_one_budget_share_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     """A budget spent by one check leaves none for the next one in it (the invoker's hint of
     other tools that would fit shares the call's budget), and a new budget starts afresh."""
-    monkeypatch.setattr(json_schema, "VALIDATION_SECONDS", 0.0)
+    monkeypatch.setattr(_validation, "VALIDATION_SECONDS", 0.0)
     with json_schema.budget(), pytest.raises(json_schema.Unchecked):
         json_schema.validator({"type": "string"}).is_valid("x")
-    monkeypatch.setattr(json_schema, "VALIDATION_SECONDS", 60.0)
+    monkeypatch.setattr(_validation, "VALIDATION_SECONDS", 60.0)
     with json_schema.budget():
         assert json_schema.validator({"type": "string"}).is_valid("x")

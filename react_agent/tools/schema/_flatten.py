@@ -5,7 +5,7 @@ prompt and the invoker can take, with bounded work and a bounded result.
 after :data:`REF_CUT_DEPTH` levels, and says so), writes ``anyOf`` with ``null`` as a type
 list, rewrites older drafts' keywords, drops what the validator cannot take and describes the
 fields of nested objects in words; the result passes
-:func:`react_agent.tools._schema.check_valid`.
+:func:`~react_agent.tools.schema.check_valid`.
 
 Expanding references copies what they point to, so a small schema can stand for a huge one
 (definitions referred to many times, each with a large ``enum``, ``default`` or
@@ -23,6 +23,10 @@ value (the server still checks it) and its argument's description ends with :dat
 A cut never makes the schema stricter than the server's: where a cut would (inside ``not``,
 ``if``, ``oneOf``, ``contains``; beside ``additionalProperties: false``), the keyword goes too.
 Every argument at the top level keeps at least its name.
+
+(A little over 600 lines: the walk and its budget's bookkeeping are one class, read together;
+the words for nested objects and the plainer fallback are in :mod:`._shapes`, the rewrites
+every source shares in :mod:`._normalize`.)
 """
 
 from __future__ import annotations
@@ -31,13 +35,22 @@ import copy
 import json
 import re
 from typing import Any
-from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
-from ..errors import ToolDefinitionError
-from . import _schema as json_schema
+from ..._json import walk
+from ...errors import ToolDefinitionError
+from ._bounds import MAX_DEPTH, check_valid
+from ._normalize import (
+    MAX_DESCRIPTION_CHARS,
+    add_null,
+    merge_all_of,
+    merge_nullable,
+    normalize,
+    resolve_local,
+)
+from ._shapes import CUT_TEXT, describe_shape, simplified
 
 REF_CUT_DEPTH = 3
 """How many times a ``$ref`` may be expanded inside its own expansion (a schema that refers to
@@ -53,7 +66,7 @@ MAX_WORK = 40_000
 
 MAX_VALUES = 4_000
 """The most values (objects, arrays, strings, numbers, ...) the flattened schema holds (well
-under :data:`~react_agent.tools._schema.MAX_NODES`)."""
+under :data:`~react_agent.tools.schema.MAX_NODES`)."""
 
 MAX_CHARS = 32_000
 """The most characters of strings (names, descriptions, ``enum`` values, ...) it holds."""
@@ -65,14 +78,11 @@ the meta-schema costs about a hundred times more per schema than per data value.
 MAX_ARGUMENTS = 128
 """The most top-level arguments kept; the required ones first."""
 
-MAX_TEXT_CHARS = 1_000
+MAX_TEXT_CHARS = MAX_DESCRIPTION_CHARS
 """A longer description of an argument is cut."""
 
 MAX_NOTES = 20
 """The most notes kept for one schema (then one line counts the rest)."""
-
-CUT_TEXT = "(schema cut: too large)"
-"""The end of the description of an argument whose schema was cut."""
 
 _DROP = frozenset({"$schema", "$id", "$anchor", "$dynamicAnchor", "$comment", "$defs",
                    "definitions", "title", "$vocabulary", "$dynamicRef", "$recursiveRef"})
@@ -129,7 +139,7 @@ def flatten(schema: Any) -> tuple[dict[str, Any], list[str]]:
 
     Returns:
         ``(parameters, notes)``: an ``object`` schema that passes
-        :func:`~react_agent.tools._schema.check_valid`, with no ``$ref`` left, of at most
+        :func:`~react_agent.tools.schema.check_valid`, with no ``$ref`` left, of at most
         :data:`MAX_VALUES` values and :data:`MAX_CHARS` characters (plus a cut marker per
         level); and what was lost on the way, in words (empty when nothing was; at most
         :data:`MAX_NOTES` + 1). See the module's docstring for what is done.
@@ -152,10 +162,10 @@ def flatten(schema: Any) -> tuple[dict[str, Any], list[str]]:
         notes.add("the input schema is too large or too deep to read; its arguments are "
                   "passed unchecked")
         return _open_parameters(), notes.lines()
-    flat = _Flattener(json_schema.normalize(schema), notes).top()
-    for attempt in (flat, _simplified(flat)):
+    flat = _Flattener(normalize(schema), notes).top()
+    for attempt in (flat, simplified(flat)):
         try:
-            json_schema.check_valid(attempt, "parameters")
+            check_valid(attempt, "parameters")
         except ToolDefinitionError as exc:
             notes.add(f"simplified: {exc}")
             continue
@@ -189,17 +199,9 @@ def _open_parameters() -> dict[str, Any]:
 
 
 def _within(schema: Any, max_nodes: int, max_depth: int) -> bool:
-    nodes = 0
-    stack: list[tuple[Any, int]] = [(schema, 1)]
-    while stack:
-        node, depth = stack.pop()
-        nodes += 1
+    for nodes, (_, depth, _) in enumerate(walk(schema, max_depth), 1):
         if nodes > max_nodes or depth > max_depth:
             return False
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
     return True
 
 
@@ -331,7 +333,7 @@ class _Flattener:
             out.pop("required")
         for spec in props.values():
             if isinstance(spec, dict):
-                described = _describe_shape(spec)
+                described = describe_shape(spec)
                 if described is not None and self.take(0, len(described)):
                     spec["description"] = described
         return out
@@ -496,7 +498,7 @@ class _Flattener:
             self.notes.add(f"the reference {ref[:100]!r} leads outside the schema or nowhere; "
                            "any value is accepted there")
             return self.walk(rest, refs, depth) if rest else {}
-        if refs.count(ref) >= REF_CUT_DEPTH or depth > json_schema.MAX_DEPTH - 8:
+        if refs.count(ref) >= REF_CUT_DEPTH or depth > MAX_DEPTH - 8:
             return self.cut_ref(ref, target, rest)
         merged = {**target, **rest} if isinstance(target, dict) else (rest or target)
         return self.walk(merged, (*refs, ref), depth)
@@ -528,20 +530,7 @@ class _Flattener:
         return target
 
     def _resolve(self, ref: str) -> Any:
-        if ref == "#":
-            return self.root
-        if not ref.startswith("#/"):
-            return None
-        node: Any = self.root
-        for part in ref[2:].split("/"):
-            key = unquote(part).replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and key in node:
-                node = node[key]
-            elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-                node = node[int(key)]
-            else:
-                return None
-        return node
+        return resolve_local(self.root, ref)
 
     def tidy(self, out: dict[str, Any]) -> dict[str, Any]:
         """Rewrite keywords the validator or the rendering cannot take."""
@@ -553,7 +542,7 @@ class _Flattener:
         if "enum" in out and not (isinstance(out["enum"], list) and out["enum"]):
             out.pop("enum")
         if out.pop("nullable", False) is True:  # OpenAPI
-            out = _add_null(out)
+            out = add_null(out)
         kinds = out.get("type")
         if isinstance(kinds, list):
             kinds = list(dict.fromkeys(k for k in kinds if isinstance(k, str)))
@@ -573,8 +562,8 @@ class _Flattener:
         if required is not None and not (isinstance(required, list) and
                                          all(isinstance(r, str) for r in required)):
             out.pop("required")
-        out = _merge_all_of(out)
-        out = _nullable(out)
+        out = merge_all_of(out)
+        out = merge_nullable(out)
         if isinstance(out.get("properties"), dict):
             for name, spec in out["properties"].items():
                 if isinstance(spec, dict) and "default" in spec and not self.fits(spec):
@@ -644,144 +633,3 @@ def _compiles(pattern: str) -> bool:
     except (re.error, RecursionError, OverflowError):
         return False
     return True
-
-
-def _add_null(spec: dict[str, Any]) -> dict[str, Any]:
-    kinds = spec.get("type")
-    if isinstance(kinds, str):
-        spec["type"] = [kinds, "null"]
-    elif isinstance(kinds, list) and "null" not in kinds:
-        spec["type"] = [*kinds, "null"]
-    if isinstance(spec.get("enum"), list) and None not in spec["enum"]:
-        spec["enum"] = [*spec["enum"], None]
-    return spec
-
-
-def _nullable(spec: dict[str, Any]) -> dict[str, Any]:
-    """``anyOf``/``oneOf`` of plain types with ``null`` as one schema with a type list: ``{"anyOf":
-    [{"type": "string", ...}, {"type": "null"}]}`` -> ``{"type": ["string", "null"], ...}``;
-    ``[{"type": "string"}, {"type": "integer"}, {"type": "null"}]`` -> a list of three types."""
-    for key in ("anyOf", "oneOf"):
-        options = spec.get(key)
-        if not isinstance(options, list) or not options:
-            continue
-        nulls = [o for o in options if isinstance(o, dict) and o.get("type") == "null"
-                 and len(o) == 1]
-        others = [o for o in options if not any(o is n for n in nulls)]
-        if not nulls and key == "oneOf":
-            continue
-        if len(others) == 1 and isinstance(others[0], dict) and \
-                isinstance(others[0].get("type"), str) and others[0]["type"] != "null":
-            merged = {**others[0], **{k: v for k, v in spec.items() if k != key}}
-            if nulls:
-                merged = _add_null(merged)
-            return merged
-        plain = all(isinstance(o, dict) and set(o) <= {"type", "description"} and
-                    isinstance(o.get("type"), str) for o in others)
-        if plain and others:
-            kinds = [o["type"] for o in others] + (["null"] if nulls else [])
-            merged = {k: v for k, v in spec.items() if k != key}
-            merged["type"] = list(dict.fromkeys(kinds))
-            notes = [o["description"] for o in others if o.get("description")]
-            if notes and "description" not in merged:
-                merged["description"] = "; ".join(notes)[:MAX_TEXT_CHARS]
-            return merged
-    return spec
-
-
-def _merge_all_of(spec: dict[str, Any]) -> dict[str, Any]:
-    """An ``allOf`` whose parts do not overlap with each other or the rest, merged in."""
-    parts = spec.get("allOf")
-    if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
-        return spec
-    merged = {k: v for k, v in spec.items() if k != "allOf"}
-    for part in parts:
-        if set(part) & set(merged) - {"description"}:
-            return spec
-        for key, value in part.items():
-            merged.setdefault(key, value)
-    return merged
-
-
-_SHAPE_CHARS = 600  # the most characters a description of an object's fields adds
-_SHOWN_VALUE_CHARS = 40  # an enum value in it, at most
-
-
-def _describe_shape(spec: dict[str, Any]) -> str | None:
-    """The argument's description with the fields of a nested object (or of an array's objects)
-    added (the rendering shows an argument's type and description only); ``None`` when there
-    is nothing to add."""
-    target, lead = spec, "an object with"
-    if _is_type(spec, "array") and isinstance(spec.get("items"), dict):
-        target, lead = spec["items"], "each item an object with"
-    props = target.get("properties") if _is_type(target, "object") else None
-    if not isinstance(props, dict) or not props:
-        return None
-    shape = _fields(target, 2)
-    if len(shape) > _SHAPE_CHARS:
-        shape = shape[:_SHAPE_CHARS].rstrip() + " ..."
-    description = str(spec.get("description") or "").strip()
-    cut = description.endswith(CUT_TEXT)
-    if cut:
-        description = description[:-len(CUT_TEXT)].rstrip()
-    if not shape or shape in description:
-        return None
-    if description.endswith((".", "!", "?")):
-        description, lead = f"{description} ", lead[0].upper() + lead[1:]
-    elif description:
-        description += "; "
-    return f"{description}{lead} {shape}" + (f" {CUT_TEXT}" if cut else "")
-
-
-def _is_type(spec: dict[str, Any], kind: str) -> bool:
-    kinds = spec.get("type")
-    return kinds == kind or (isinstance(kinds, list) and kind in kinds)
-
-
-def _fields(spec: dict[str, Any], depth: int) -> str:
-    props = spec.get("properties") or {}
-    required = set(r for r in spec.get("required") or [] if isinstance(r, str))
-    items = []
-    for name, sub in list(props.items())[:12]:
-        sub = sub if isinstance(sub, dict) else {}
-        kind = sub.get("type")
-        words = " or ".join(map(str, kind)) if isinstance(kind, list) else str(kind or "value")
-        if "enum" in sub and isinstance(sub["enum"], list):
-            words = "one of " + ", ".join(_shown(v) for v in sub["enum"][:6])
-        inner = ""
-        if depth > 1 and _is_type(sub, "object") and isinstance(sub.get("properties"), dict):
-            inner = f" {{{_fields(sub, depth - 1)}}}"
-        items.append(f"{name} ({words}{', required' if name in required else ''}){inner}")
-    more = ", ..." if len(props) > 12 else ""
-    return "fields " + ", ".join(items) + more if items else ""
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _SHOWN_VALUE_CHARS else text[:_SHOWN_VALUE_CHARS] + "..."
-
-
-def _simplified(schema: dict[str, Any]) -> dict[str, Any]:
-    """A plainer schema: each argument with its type, description, enum and default only."""
-    props: dict[str, Any] = {}
-    for name, spec in (schema.get("properties") or {}).items():
-        spec = spec if isinstance(spec, dict) else {}
-        kept = {k: copy.deepcopy(spec[k]) for k in ("type", "description", "enum", "default")
-                if k in spec}
-        if isinstance(kept.get("type"), list):
-            kept["type"] = [t for t in kept["type"] if t in _JSON_TYPE_NAMES] or "string"
-        elif kept.get("type") not in _JSON_TYPE_NAMES:
-            kept.pop("type", None)
-        if "enum" in kept and not isinstance(kept["enum"], list):
-            kept.pop("enum")
-        props[str(name)] = kept
-    out: dict[str, Any] = {"type": "object", "properties": props}
-    required = [r for r in schema.get("required") or [] if r in props]
-    if required:
-        out["required"] = required
-    if schema.get("additionalProperties") is True:
-        out["additionalProperties"] = True
-    return out
-
-
-_JSON_TYPE_NAMES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})

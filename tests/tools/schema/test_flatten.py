@@ -1,4 +1,4 @@
-"""Flattening a tool's parameters schema from outside (react_agent.tools._flatten): schemas as
+"""Flattening a tool's parameters schema from outside (react_agent.tools.schema): schemas as
 MCP servers write them, and schemas built to make the flattening costly (definitions referred to
 many times, each with a large enum, default and examples), whose work and result stay within
 the bounds."""
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from react_agent import Toolbox
 from react_agent.errors import ToolDefinitionError
 from react_agent.tools import Tool, check_args, clean_args
-from react_agent.tools import _schema as json_schema
-from react_agent.tools._flatten import (
+from react_agent.tools import schema as json_schema
+from react_agent.tools.schema._flatten import (
     CUT_TEXT,
     MAX_ARGUMENTS,
     MAX_CHARS,

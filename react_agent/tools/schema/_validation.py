@@ -1,17 +1,9 @@
-"""Tool schemas from outside: bounded, self-contained and in JSON Schema's own words.
+"""The bounded JSON Schema (Draft 2020-12) validator the invoker checks arguments with.
 
-A tool's parameters schema may come from a client of ``react-agent serve``, an MCP server, a
-benchmark file or a developer. Before anything walks it (rendering, validation, grammar
-conversion), :func:`check` bounds the work it can cause and keeps it to itself:
-
-- at most :data:`MAX_DEPTH` levels of nesting and :data:`MAX_NODES` values in all;
-- ``$ref`` (and ``$dynamicRef``) only to a place inside the schema (``#/...``, ``#anchor``): a
-  reference to a URL or a file is refused, never fetched or read.
-
-:func:`validator` gives the JSON Schema (Draft 2020-12) validator the invoker checks
-arguments with; its registry retrieves nothing, so a reference that slipped past :func:`check`
-fails as unresolvable instead of opening a connection or a file. Its cost is bounded whatever
-the schema and the arguments (a client of ``serve`` chooses the one, the model the other):
+:func:`validator` gives the validator of a schema; its registry retrieves nothing, so a
+reference that slipped past :func:`~react_agent.tools.schema.check` fails as unresolvable
+instead of opening a connection or a file. Its cost is bounded whatever the schema and the
+arguments (a client of ``serve`` chooses the one, the model the other):
 
 - one check (a :func:`budget`) takes at most :data:`VALIDATION_SECONDS`: every keyword looks at
   the clock before it runs, so nested ``anyOf``/``oneOf`` through references, a ``$ref`` cycle,
@@ -28,8 +20,7 @@ the schema and the arguments (a client of ``serve`` chooses the one, the model t
 - ``unevaluatedItems``/``unevaluatedProperties`` look up what was evaluated in a set, not a list.
 
 What cannot be checked in time, or makes the check itself fail, raises :class:`Unchecked`: the
-arguments are not accepted. :func:`normalize` turns the loose type names of public
-function-calling benchmarks into JSON Schema ones.
+arguments are not accepted. :func:`surely_valid` decides the common cases without a validator.
 """
 
 from __future__ import annotations
@@ -47,109 +38,11 @@ from typing import Any
 import regex
 from jsonschema import Draft202012Validator, validators
 from jsonschema._utils import find_evaluated_item_indexes_by_schema
-from jsonschema.exceptions import SchemaError, ValidationError
-from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource, Unresolvable
-from referencing.jsonschema import DRAFT202012
+from jsonschema.exceptions import ValidationError
 
-from ..errors import ToolDefinitionError
-from ..types import JSON_TYPES
+from ._bounds import UnresolvedReference, no_retrieval
 
-MAX_DEPTH = 32
-"""The deepest nesting of objects and arrays a parameters schema may have (the top object is
-level 1): deep enough for any real tool, shallow enough that no walk of it is costly."""
-
-MAX_NODES = 10_000
-"""The most values (objects, arrays, strings, numbers, ...) a parameters schema may hold."""
-
-_REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
-
-
-def check(schema: Any, where: str = "parameters") -> None:
-    """Check that ``schema`` is a bounded, self-contained JSON Schema.
-
-    One iterative walk, linear in the size of ``schema`` and stopped at the first fault.
-
-    Raises:
-        ToolDefinitionError: ``schema`` is nested deeper than :data:`MAX_DEPTH`, holds more
-            than :data:`MAX_NODES` values, has a reference to anything but a place inside
-            itself, or a local reference that leads nowhere; the message names ``where`` and
-            the path inside it.
-    """
-    nodes = 0
-    local: list[tuple[str, str]] = []
-    stack: list[tuple[Any, int, str]] = [(schema, 1, "")]
-    while stack:
-        node, depth, path = stack.pop()
-        nodes += 1
-        if nodes > MAX_NODES:
-            raise ToolDefinitionError(
-                f"{where}: the schema holds more than {MAX_NODES} values; simplify it.")
-        if isinstance(node, dict):
-            items: Any = node.items()
-        elif isinstance(node, list):
-            items = enumerate(node)
-        else:
-            continue
-        if depth > MAX_DEPTH:
-            raise ToolDefinitionError(
-                f"{where}{path or ''}: the schema is nested deeper than {MAX_DEPTH} levels; "
-                "flatten it.")
-        for key, value in items:
-            at = f"{path}.{key}" if isinstance(node, dict) else f"{path}[{key}]"
-            if isinstance(node, dict) and key in _REFERENCES and isinstance(value, str):
-                if not value.startswith("#"):
-                    raise ToolDefinitionError(
-                        f"{where}{at}: {value[:100]!r} refers outside the schema; only "
-                        "references to a place inside it ('#/$defs/...') are followed, never "
-                        "URLs or files: put the definition under $defs.")
-                local.append((at, value))
-            stack.append((value, depth + 1, at))
-    if local and isinstance(schema, dict):
-        _check_local(schema, local, where)
-
-
-def _check_local(schema: dict[str, Any], references: list[tuple[str, str]], where: str) -> None:
-    """Each local reference of ``schema`` resolves (relative to its root; a schema that gives
-    parts of itself an ``$id`` of their own is left to validation)."""
-    if _has_nested_id(schema):
-        return
-    resolver = _registry().with_resource("", Resource.from_contents(
-        schema, default_specification=DRAFT202012)).resolver()
-    for at, reference in references:
-        try:
-            resolver.lookup(reference)
-        except (Unresolvable, LookupError, TypeError, ValueError) as exc:
-            raise ToolDefinitionError(
-                f"{where}{at}: the reference {reference[:100]!r} leads nowhere in the schema "
-                f"({type(exc).__name__}).") from exc
-
-
-def _has_nested_id(schema: dict[str, Any]) -> bool:
-    stack: list[Any] = [v for k, v in schema.items() if k != "$id"]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if "$id" in node:
-                return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
-
-
-def _refuse(uri: str) -> Any:
-    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class
-
-
-def _registry() -> Registry[Any]:
-    return Registry(retrieve=_refuse)  # type: ignore[call-arg]
-
-
-_NO_RETRIEVAL: Registry[Any] = _registry()
-
-UnresolvedReference = Unresolvable
-"""What a :func:`validator` raises for a reference it does not follow."""
+_NO_RETRIEVAL = no_retrieval()
 
 
 VALIDATION_SECONDS = 1.0
@@ -198,6 +91,12 @@ def budget(seconds: float | None = None) -> Iterator[None]:
         yield
     finally:
         _DEADLINE.at = None
+
+
+def budget_seconds() -> float:
+    """The seconds a :func:`budget` opened with no ``seconds`` lasts: :data:`VALIDATION_SECONDS`
+    as it is now (read at each call, so a changed value is seen everywhere)."""
+    return VALIDATION_SECONDS
 
 
 def spend(what: str = "the check") -> None:
@@ -610,47 +509,3 @@ def _is(value: Any, name: str) -> bool:
         return isinstance(value, list)
     return name == "null" and value is None
 
-
-def check_valid(schema: dict[str, Any], where: str = "parameters") -> None:
-    """:func:`check`, then that ``schema`` is a valid Draft 2020-12 schema.
-
-    Raises:
-        ToolDefinitionError: as :func:`check`, or the schema breaks the meta-schema, or
-            cannot be checked against it (a pattern nested too deeply to compile).
-    """
-    check(schema, where)
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        raise ToolDefinitionError(f"{where} is not a valid JSON Schema: {exc.message}") from exc
-    except Exception as exc:  # e.g. a pattern of groups nested too deeply for `re` to compile
-        raise ToolDefinitionError(f"{where} could not be checked as a JSON Schema "
-                                  f"({type(exc).__name__}); simplify its patterns.") from exc
-
-
-def normalize(schema: Any) -> Any:
-    """A copy of a parameters schema with loose type names turned into JSON Schema ones
-    (``dict`` -> ``object``, ``float`` -> ``number``, ``tuple`` -> ``array``; ``any``
-    dropped), at any depth; linear in the size of ``schema``."""
-    if isinstance(schema, list):
-        return [normalize(v) for v in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: ({name: normalize(v) for name, v in value.items()}
-               if k in _NAMED_SCHEMAS and isinstance(value, dict) else normalize(value))
-           for k, value in schema.items() if k != "type"}
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        if kind.lower() != "any":
-            out["type"] = JSON_TYPES.get(kind.lower(), kind)
-    elif isinstance(kind, list):
-        out["type"] = [JSON_TYPES.get(k.lower(), k) if isinstance(k, str) else k for k in kind
-                       if not (isinstance(k, str) and k.lower() == "any")]
-    elif "type" in schema:
-        out["type"] = kind
-    return out
-
-
-_NAMED_SCHEMAS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-"""Keywords whose value maps names to schemas: the names are data, never keywords."""
