@@ -26,7 +26,8 @@ ORDER = [
     "tools.builtin._memory", "tools.builtin",
     # 3. prompts; reading replies
     "prompts",
-    "parsing._scan", "parsing._repair", "parsing._envelope", "parsing._placeholders",
+    "parsing._vocabulary", "parsing._scan", "parsing._repair", "parsing._envelope",
+    "parsing._placeholders",
     "parsing._stream", "parsing._reply", "parsing",
     # 4. the protocol; the model backends
     "_protocol",

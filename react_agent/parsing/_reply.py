@@ -77,6 +77,15 @@ from ._scan import (
     prev_significant,
     scan_text,
 )
+from ._vocabulary import (
+    DECORATION,
+    SENTENCE_END,
+    TAG,
+    THINK_CLOSE,
+    THINK_OPEN,
+    THOUGHT_LABEL,
+    without_lone_surrogates,
+)
 
 
 def parse_error(
@@ -409,7 +418,6 @@ def strip_reasoning(text: str) -> str:
 
 
 # -- reasoning, fences, thought lines ----------------------------------------------------------
-_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([A-Za-z0-9_+.-]*)[ \t]*$", re.MULTILINE)
 _THOUGHT_LINE = re.compile(r"^[ \t]*Thought[ \t]*:[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
 _ACTION_LINE = re.compile(  # at a line start, or after a sentence ("Thought: x. Action: y")
@@ -420,7 +428,7 @@ _ACTION_INPUT = re.compile(  # on its own line or on the Action line
     r"(?:^|(?<=[ \t]))[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE
 )
 _FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
-_ORPHAN_CLOSE = re.compile(r"^[ \t]*</think>", re.MULTILINE | re.IGNORECASE)
+_ORPHAN_CLOSE = re.compile(r"^[ \t]*" + re.escape(THINK_CLOSE), re.MULTILINE | re.IGNORECASE)
 
 
 def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
@@ -434,9 +442,9 @@ def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
     repairs: list[str] = []
     text = text.lstrip("\ufeff")
     body = text.lstrip()
-    if body[:7].lower() == _THINK_OPEN:
-        close = body.lower().find(_THINK_CLOSE)
-        text = body[7:] if close == -1 else body[close + len(_THINK_CLOSE):]
+    if body[:len(THINK_OPEN)].lower() == THINK_OPEN:
+        close = body.lower().find(THINK_CLOSE)
+        text = body[len(THINK_OPEN):] if close == -1 else body[close + len(THINK_CLOSE):]
         repairs.append("removed <think> reasoning")
     elif "<" in text and "</" in text:  # (cheap tests before the regex: ~10 ms per MB)
         orphan = _ORPHAN_CLOSE.search(text)
@@ -521,12 +529,8 @@ def _candidate(reply: Reply, start: int, end: int) -> _Candidate:
 
 # -- where a candidate stands ------------------------------------------------------------------
 _JSON_FENCES = ("", "json", "json5", "jsonc")
-_TAG = re.compile(r"<[^<>\n]{1,40}>")
-_DECORATION = " \t*_`>#•-"
 _TRAILING_PUNCTUATION = " \t.,;:!?)]}\"'*_`"
-_SENTENCE_END = (".", "!", "?", "。", "！", "？")
 _ACTION_LABEL = re.compile(r"\bAction(?:[ \t]+Input)?[ \t]*[:：]$", re.IGNORECASE)
-_THOUGHT_START = re.compile(r"Thought[ \t]*[:：]", re.IGNORECASE)
 _INVENTED_OBSERVATION = re.compile(
     r"^[ \t>*_#(-]*(?:the[ \t]+)?(?:Observations?|Tool[ _]?(?:result|output|response)s?"
     r"|Function[ _]?(?:result|output|response)s?|Results?|Output)\b[^\n:：]{0,30}[:：]"
@@ -563,15 +567,15 @@ def _placement(
         line_start = start - _CONTEXT
     line_end = body.find("\n", end, end + _CONTEXT)
     stop = line_end if line_end != -1 else min(len(body), end + _CONTEXT)
-    before = _TAG.sub("", _without_values(body, line_start, start, spans)).strip(_DECORATION)
-    after = _TAG.sub("", _without_values(body, end, stop, spans))
+    before = TAG.sub("", _without_values(body, line_start, start, spans)).strip(DECORATION)
+    after = TAG.sub("", _without_values(body, end, stop, spans))
     after = after.strip(_TRAILING_PUNCTUATION)
     if _ACTION_LABEL.search(before):
         return (1 if after else 2), ("", "")
-    if _THOUGHT_START.match(before):
+    if THOUGHT_LABEL.match(before):
         return 0, ("quoted", "it sits inside a Thought line")
     prose_before = bool(before) and not before.endswith((":", "："))
-    if prose_before and after and not before.endswith(_SENTENCE_END):
+    if prose_before and after and not before.endswith(SENTENCE_END):
         if _is_envelope(value) and _glued(body, start, end):
             return 2, ("", "")  # Sure{...}Thanks, 好的{...}请稍等: written beside, not quoted
         return 0, ("quoted", "it is quoted inside a sentence")
@@ -675,15 +679,12 @@ def _finish(reply: Reply, body: str, start: int, end: int) -> Reply:
     return reply
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _without_lone_surrogates(reply: Reply) -> Reply:
     """An escape of half a UTF-16 pair (``"\\ud800"``) decodes to a character no text can hold
     (encoding it, to send it on or to write a trace, fails); it becomes U+FFFD, recorded."""
     def clean(value: Any) -> Any:
         if isinstance(value, str):
-            return _LONE_SURROGATE.sub("\ufffd", value)
+            return without_lone_surrogates(value)
         if isinstance(value, dict):
             return {clean(k): clean(v) for k, v in value.items()}
         if isinstance(value, list):
