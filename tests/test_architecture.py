@@ -49,7 +49,9 @@ ORDER = [
     "harness._checks", "harness._batch", "harness._ray", "harness._evaluation", "harness._trace",
     "harness._display", "harness._view", "harness._otel", "harness",
     # 8. the OpenAI-compatible endpoint (`serve`); the command line
-    "serve._openai", "serve._turn", "serve._app", "serve", "cli", "__main__",
+    "serve._openai", "serve._turn", "serve._app", "serve",
+    "cli._parser", "cli._session", "cli._view", "cli._run", "cli._chat", "cli._eval",
+    "cli._serve", "cli._show", "cli", "__main__",
 ]
 """Every module, each importing only from those before it."""
 

@@ -4,6 +4,8 @@ have none (needs the ``serve`` extra).
 :func:`create_app` builds the ASGI app; :func:`running` runs one in a background thread.
 """
 
-from ._app import ApiError, ServeConfig, create_app, running
+from ._app import LOOPBACK_HOSTS, ApiError, ServeConfig, create_app, running, server_options
 
-__all__ = ["ApiError", "ServeConfig", "create_app", "running"]
+__all__ = [
+    "LOOPBACK_HOSTS", "ApiError", "ServeConfig", "create_app", "running", "server_options",
+]

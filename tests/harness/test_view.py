@@ -292,7 +292,7 @@ def test_run_html_writes_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     def scripted(*args: Any, **kwargs: Any) -> ScriptedModel:
         return ScriptedModel([*REPLIES[:1], ModelReply(REPLIES[-1], 10, 5, "stop")])
 
-    monkeypatch.setattr(cli, "make_model", scripted)
+    monkeypatch.setattr(cli._session, "make_model", scripted)
     tools = tmp_path / "tools.py"
     tools.write_text(TOOLS_MODULE, encoding="utf-8")
     out = tmp_path / "run.html"
@@ -307,7 +307,7 @@ def test_run_html_writes_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             raise KeyboardInterrupt
         return ScriptedModel([REPLIES[0], ctrl_c])
 
-    monkeypatch.setattr(cli, "make_model", interrupted)  # Ctrl-C during the second step
+    monkeypatch.setattr(cli._session, "make_model", interrupted)  # Ctrl-C during the second step
     code = cli.main(["run", "--tools", f"{tools}:toolbox", "--html", str(out), "--quiet",
                      "Weather in Paris?"])
     assert code == 130
