@@ -510,3 +510,19 @@ def test_a_policy_record_of_any_shape_is_shown_in_words(name: str, record: objec
     from react_agent.harness._view import _record
 
     assert isinstance(_record(name, record), str)
+
+
+def test_every_piece_of_the_page_markup_is_used_and_none_is_missing() -> None:
+    """The page's markup lives in ``_view_assets/`` (page.html, parts.html): each piece the
+    code asks for is there, none is left unused, and each fills in to HTML with no ``$`` of
+    the template left (a misspelt placeholder raises)."""
+    from react_agent.harness import _view
+
+    code = Path(_view.__file__).read_text(encoding="utf-8")
+    asked = set(re.findall(r'_part\(\s*"(\w+)"', code))
+    assert asked == set(_view._parts())
+    for name, template in _view._parts().items():
+        names = {m.group("named") or m.group("braced")
+                 for m in template.pattern.finditer(template.template)} - {None}
+        filled = template.substitute(dict.fromkeys(names, "<x>"))
+        assert "$" not in filled and filled.startswith("<") and filled.endswith(">"), name
