@@ -47,7 +47,8 @@ ORDER = [
     "agent._model_io", "agent._loop", "agent._conversation", "agent._agent", "agent",
     # 7. the harness: runs in bulk, evaluation, traces, printing
     "harness._checks", "harness._batch", "harness._ray", "harness._evaluation", "harness._trace",
-    "harness._display", "harness._view", "harness._otel", "harness",
+    "harness._display", "harness._redaction", "harness._view_entries", "harness._view",
+    "harness._otel", "harness",
     # 8. the OpenAI-compatible endpoint (`serve`); the command line
     "serve._openai", "serve._turn", "serve._app", "serve",
     "cli._parser", "cli._session", "cli._view", "cli._run", "cli._chat", "cli._eval",

@@ -23,8 +23,10 @@ from ._otel import (
     tracer_provider_from_env,
 )
 from ._ray import AgentSetup, run_batch_ray
+from ._redaction import SECRET_PATTERNS, Redactor
 from ._trace import TraceWriter, read_trace, replay_events
-from ._view import SECRET_PATTERNS, Redactor, ViewEntry, load_view, render_view, write_view
+from ._view import render_view, write_view
+from ._view_entries import ViewEntry, load_view
 
 __all__ = [
     "RERUN_STATUSES", "SECRET_PATTERNS", "AgentSetup", "BatchReport", "BatchTask", "EvalItem",

@@ -33,32 +33,18 @@ import re
 import statistics
 import string
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .._persist import check_shape, read_json_lines, write_atomically
+from .._persist import write_atomically
 from ..errors import ConfigError
 from ..types import RunResult, Step, ToolResult
-from ._batch import BatchRecord
 from ._display import safe
-from ._trace import read_trace
-
-SECRET_PATTERNS: tuple[str, ...] = (
-    r"\bsk-[A-Za-z0-9_-]{16,}",  # OpenAI-style API keys (sk-..., sk-proj-..., sk-ant-...)
-    r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/=-]{8,}",  # the token of "Authorization: Bearer ..."
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
-    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key ids
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack tokens
-)
-"""What is masked in every text of a view unless other ``patterns`` are given (regular
-expressions; the whole match is replaced by ``[redacted]``)."""
-
-MASK = "[redacted]"
-"""What a masked value is replaced with."""
+from ._redaction import MASK, SECRET_PATTERNS, Redactor
+from ._view_entries import ViewEntry
 
 MAX_CHARS = 20_000
 """The longest text shown whole on the page (a reply, an observation, arguments); a longer one
@@ -67,203 +53,6 @@ is cut there, with its size shown."""
 _FOLD_CHARS, _FOLD_LINES = 600, 12  # an observation longer than this is collapsed
 _MAX_STEPS = 2_000  # steps shown per run; more are counted, not shown
 _ASSETS = "_view_assets"
-
-
-@dataclass
-class ViewEntry:
-    """One row of a view's index: a task of a results file (all its turns) or a run of a trace.
-
-    Attributes:
-        label: what the row is called (the task's id, or ``run 2`` of a trace).
-        runs: the run, or each turn of a conversation, in order.
-        model: the model's name, when the file recorded it.
-        shape: the task's shape (a free label of the tasks file).
-        passed: whether the task passed its checks (``None``: it has none).
-        problems: what the checks found, in words.
-        seconds: the task's wall time, when recorded.
-        source: the file it was read from.
-        started: when the run started (ISO 8601), when recorded.
-        resumed_steps: for each run, how many of its first steps are those of the run it
-            continued (``run --resume``).
-        status: the record's status when it holds no run (``bad_task``, ``worker_lost``).
-        error: the record's error when it holds no run.
-    """
-
-    label: str
-    runs: list[RunResult]
-    model: str | None = None
-    shape: str | None = None
-    passed: bool | None = None
-    problems: list[str] = field(default_factory=list)
-    seconds: float | None = None
-    source: str | None = None
-    started: str | None = None
-    resumed_steps: list[int] = field(default_factory=list)
-    status: str | None = None
-    error: str | None = None
-
-    @property
-    def outcome(self) -> str:
-        """The status of its last run (or of the record, when it holds none)."""
-        return self.runs[-1].status if self.runs else self.status or "no run"
-
-
-def load_view(*paths: str | os.PathLike[str]) -> list[ViewEntry]:
-    """The entries of trace files (one per run) and results files of ``run --tasks`` (one per
-    task), read with the package's bounded readers, in order.
-
-    Raises:
-        ConfigError: a file cannot be read or is neither a trace nor a results file (the
-            message names the file, the line and the field at fault).
-    """
-    if not paths:
-        raise ConfigError("Name at least one trace or results file to view.")
-    entries: list[ViewEntry] = []
-    for path in paths:
-        lines = read_json_lines(path, "trace or results file", skip_broken="all")
-        if not lines:
-            raise ConfigError(f"{path} is empty: it holds no run to show.")
-        first = next((r for _, r in lines if isinstance(r, dict)), None)
-        if first is not None and first.get("type") == "run_start":
-            entries += _trace_entries(path, lines)
-        elif first is not None and "id" in first and "result" in first:
-            entries += _results_entries(path, lines)
-        else:
-            raise ConfigError(f"{path} is neither a trace (run --trace) nor a results file "
-                              "(run --tasks): its first record has neither type run_start "
-                              "nor an id and a result.")
-    return entries
-
-
-def _trace_entries(path: str | os.PathLike[str], lines: list[tuple[int, Any]]
-                   ) -> list[ViewEntry]:
-    runs = read_trace(path)
-    starts = [r for _, r in lines if isinstance(r, dict) and r.get("type") == "run_start"]
-    name = Path(path).name
-    entries = []
-    for n, result in enumerate(runs):
-        start = starts[n] if n < len(starts) else {}
-        model, started = start.get("model"), start.get("time")
-        resumed = start.get("resumed_steps")
-        entries.append(ViewEntry(
-            label=f"{name}: run {n + 1}" if len(runs) > 1 else name, runs=[result],
-            model=model if isinstance(model, str) else None, source=name,
-            started=started if isinstance(started, str) else None,
-            resumed_steps=[resumed if isinstance(resumed, int) and resumed > 0 else 0],
-        ))
-    return entries
-
-
-def _results_entries(path: str | os.PathLike[str], lines: list[tuple[int, Any]]
-                     ) -> list[ViewEntry]:
-    latest: dict[str, tuple[str, BatchRecord]] = {}  # a task run again: its last record
-    for number, data in lines:
-        where = f"{path}, line {number}"
-        if not isinstance(data, dict) or "id" not in data:
-            raise ConfigError(f"{where}: not a result record (an object with an id).")
-        record = check_shape(BatchRecord, data, f"{where}: record")
-        latest[str(record.id)] = (where, record)
-    entries = []
-    for where, record in latest.values():
-        if record.turns:
-            runs = [RunResult.from_dict(t.get("result"), f"{where}: turns[{k}].result")
-                    for k, t in enumerate(record.turns)]
-        elif record.result is None:  # a line that was not a task, a worker lost
-            runs = []
-        else:
-            runs = [RunResult.from_dict(record.result, f"{where}: result")]
-        entries.append(ViewEntry(
-            label=str(record.id), runs=runs, shape=record.shape, passed=record.passed,
-            problems=list(record.problems),
-            seconds=record.seconds if "seconds" in record.model_fields_set else None,
-            source=Path(path).name, status=record.status, error=record.error,
-        ))
-    return entries
-
-
-class Redactor:
-    """Masks secrets in a run before it is shown: the values of the arguments named in
-    ``keys`` (case-insensitively, at any depth of a call's arguments), those values and
-    ``"key": value`` / ``key=value`` pairs wherever they appear in a text (replies, observations,
-    messages), and every match of ``patterns``.
-
-    Raises:
-        ConfigError: a pattern is not a valid regular expression.
-    """
-
-    def __init__(self, keys: Iterable[str] = (), patterns: Iterable[str] | None = None) -> None:
-        if isinstance(keys, str):  # "password,token"
-            keys = keys.split(",")
-        self.keys = {k.strip().lower() for k in keys if k.strip()}
-        self.patterns = list(SECRET_PATTERNS if patterns is None else patterns)
-        try:
-            self._compiled = [re.compile(p) for p in self.patterns]
-        except re.error as exc:
-            raise ConfigError(f"A redaction pattern is not a regular expression: {exc}") from exc
-        self._pairs = None
-        if self.keys:
-            names = "|".join(re.escape(k) for k in sorted(self.keys, key=len, reverse=True))
-            self._pairs = re.compile(
-                r"""(?i)(["']?)\b(""" + names + r""")\b\1(\s*[:=]\s*)"""
-                r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"',;&}\]]+)""")
-
-    @property
-    def active(self) -> bool:
-        return bool(self.keys or self.patterns)
-
-    def run(self, result: RunResult) -> RunResult:
-        """A copy of ``result`` with its secrets masked."""
-        if not self.active:
-            return result
-        data = result.to_dict()
-        values: set[str] = set()
-        if self.keys:
-            for step in data["steps"]:
-                for call in [*step["tool_calls"], *step["results"]]:
-                    for args in (call.get("args"), call.get("cleaned_args")):
-                        self._collect(args, values, False)
-        literals = sorted((v for v in values if len(v) >= 4), key=len, reverse=True)
-        masked = self._walk(data, literals, False)
-        return RunResult.from_dict(masked, "redacted run")
-
-    def text(self, text: str, literals: Sequence[str] = ()) -> str:
-        """``text`` with the secrets masked."""
-        for value in literals:
-            text = text.replace(value, MASK)
-        if self._pairs is not None:
-            text = self._pairs.sub(_mask_pair, text)
-        for pattern in self._compiled:
-            text = pattern.sub(MASK, text)
-        return text
-
-    def _collect(self, value: Any, found: set[str], named: bool) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                self._collect(item, found, named or str(key).lower() in self.keys)
-        elif isinstance(value, list):
-            for item in value:
-                self._collect(item, found, named)
-        elif named and value is not None and not isinstance(value, bool):
-            found.add(str(value))
-
-    def _walk(self, value: Any, literals: Sequence[str], in_args: bool) -> Any:
-        if isinstance(value, str):
-            return self.text(value, literals)
-        if isinstance(value, list):
-            return [self._walk(v, literals, in_args) for v in value]
-        if isinstance(value, dict):
-            return {
-                k: MASK if in_args and str(k).lower() in self.keys
-                else self._walk(v, literals, in_args or k in ("args", "cleaned_args"))
-                for k, v in value.items()
-            }
-        return value
-
-
-def _mask_pair(match: re.Match[str]) -> str:
-    value = match.group(4)
-    quote = value[0] if value[:1] in ("'", '"') else ""
-    return f"{match.group(1)}{match.group(2)}{match.group(1)}{match.group(3)}{quote}{MASK}{quote}"
 
 
 def render_view(
