@@ -27,7 +27,7 @@ ORDER = [
     # 3. prompts; reading replies
     "prompts",
     "parsing._vocabulary", "parsing._scan", "parsing._repair", "parsing._envelope",
-    "parsing._placeholders",
+    "parsing._placeholders", "parsing._placement",
     "parsing._stream", "parsing._reply", "parsing",
     # 4. the protocol; the model backends
     "_protocol",
