@@ -26,8 +26,8 @@ ORDER = [
     "tools.builtin._memory", "tools.builtin",
     # 3. prompts; reading replies
     "prompts",
-    "parsing._vocabulary", "parsing._scan", "parsing._repair", "parsing._envelope",
-    "parsing._placeholders", "parsing._placement",
+    "parsing._vocabulary", "parsing._scan", "parsing._escapes", "parsing._repair",
+    "parsing._load", "parsing._envelope", "parsing._placeholders", "parsing._placement",
     "parsing._stream", "parsing._reply", "parsing",
     # 4. the protocol; the model backends
     "_protocol",

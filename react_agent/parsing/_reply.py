@@ -65,9 +65,9 @@ from ._envelope import (
 from ._envelope import (
     ValueNamer as ValueNamer,
 )
+from ._load import FAIL, load_json, load_or_repair
 from ._placeholders import never_an_action, never_problem
 from ._placement import FENCE, JSON_FENCES, fence_language, placement
-from ._repair import FAIL, load_json, load_or_repair
 from ._scan import (
     VALUE_START,
     Scan,

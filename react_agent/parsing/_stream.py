@@ -43,8 +43,9 @@ import re
 from typing import Any
 
 from ._envelope import FINAL_KEYS, NAME_KEYS, Shape, interpret
+from ._escapes import decode_string, has_unknown_escape
+from ._load import FAIL, load_or_repair
 from ._placeholders import may_become_never_an_answer, never_an_action, never_an_answer
-from ._repair import FAIL, decode_string, has_unknown_escape, load_or_repair
 from ._vocabulary import (
     DECORATION,
     LABEL_END,
