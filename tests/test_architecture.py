@@ -50,7 +50,8 @@ ORDER = [
     "harness._display", "harness._redaction", "harness._view_entries", "harness._view",
     "harness._otel", "harness",
     # 8. the OpenAI-compatible endpoint (`serve`); the command line
-    "serve._openai", "serve._turn", "serve._app", "serve",
+    "serve._openai", "serve._config", "serve._admission", "serve._turn", "serve._app",
+    "serve",
     "cli._parser", "cli._session", "cli._view", "cli._run", "cli._chat", "cli._eval",
     "cli._serve", "cli._show", "cli", "__main__",
 ]

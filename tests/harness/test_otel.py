@@ -299,7 +299,7 @@ def test_runs_at_once_keep_their_own_spans(provider: TracerProvider,
 def test_serve_requests_get_a_span(provider: TracerProvider,
                                    exporter: InMemorySpanExporter) -> None:
     openai = pytest.importorskip("openai")
-    from react_agent.serve._app import ServeConfig, create_app, running
+    from react_agent.serve import ServeConfig, create_app, running
 
     model = ScriptedModel([REPLIES[2], "no JSON", json.dumps(
         {"thought": "t", "action": {"final_answer": "18"}})])
