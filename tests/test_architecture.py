@@ -46,7 +46,8 @@ ORDER = [
     # 6. the agent: model I/O, the loop core, conversations, the facade
     "agent._model_io", "agent._loop", "agent._conversation", "agent._agent", "agent",
     # 7. the harness: runs in bulk, evaluation, traces, printing
-    "harness._checks", "harness._batch", "harness._ray", "harness._evaluation", "harness._trace",
+    "harness._checks", "harness._tasks", "harness._batch", "harness._ray", "harness._evaluation",
+    "harness._trace",
     "harness._display", "harness._redaction", "harness._view_entries", "harness._view",
     "harness._otel", "harness",
     # 8. the OpenAI-compatible endpoint (`serve`); the command line

@@ -5,10 +5,8 @@ and OpenTelemetry spans."""
 from ._batch import (
     RERUN_STATUSES,
     BatchReport,
-    BatchTask,
     WorkerLocal,
     latest_records,
-    load_tasks,
     read_records,
     run_batch,
     summary_table,
@@ -24,6 +22,7 @@ from ._otel import (
 )
 from ._ray import AgentSetup, run_batch_ray
 from ._redaction import SECRET_PATTERNS, Redactor
+from ._tasks import BatchTask, load_tasks
 from ._trace import TraceWriter, read_trace, replay_events
 from ._view import render_view, write_view
 from ._view_entries import ViewEntry, load_view
