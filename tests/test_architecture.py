@@ -39,7 +39,8 @@ ORDER = [
     # 5. events; a run as the loop and its policies see it; the small-model policies; options
     "events", "_run",
     "policies._constrained", "policies._answer_floor", "policies._repeat",
-    "policies._grounding", "policies._held_calls", "policies._restated", "policies._review",
+    "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
+    "policies._review",
     "policies._routing",
     "policies._best_effort", "policies",
     "config",
