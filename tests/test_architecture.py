@@ -32,7 +32,8 @@ ORDER = [
     # 4. the protocol; the model backends
     "_protocol",
     "models.base", "models._scripted", "models._weights", "models._cpu_probe",
-    "models._answer_floor", "models._chat_tokens", "models._prompt_cache", "models._llama_cpp",
+    "models._answer_floor", "models._chat_tokens", "models._prompt_cache",
+    "models._canonical_start", "models._llama_cpp",
     "models.llama_server",
     "models._openai_chat",
     "models",
