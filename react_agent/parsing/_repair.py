@@ -7,7 +7,9 @@ literal ``\\n`` between members, raw backslashes, unescaped inner quotes, tuples
 else is left invalid, and a fault the repair recognises (a stray word between members, a string
 that swallows the next key) is described in words for the model (:class:`RepairError`). The
 rewrite is one pass over the structure, with the reading of a string (where it ends, which inner
-quotes are text) in :class:`_StringReader`; a string's escapes are :mod:`._escapes`'.
+quotes are text) in :class:`_StringReader`; a string's escapes are :mod:`._escapes`'. The string
+reader stays with the pass: where a string ends depends on the container and the key the pass
+is in (a quote closes it only where that container can go on).
 """
 
 from __future__ import annotations

@@ -27,6 +27,10 @@ them is an error that names both. Anything that cannot be honestly recovered rai
 error. The policies are those of the shared parser catalogue
 (``tests/data/parser_cases.jsonl``, our own cases in ``tests/data/parser_cases_local.jsonl``);
 the docs' parser page lists them.
+
+The stages stay in one module because they rank one list of candidates against each other (the
+scan's); where a value stands is :mod:`._placement`'s, the words both readers know
+:mod:`._vocabulary`'s, loading and repairing :mod:`._load`'s and :mod:`._repair`'s.
 """
 
 from __future__ import annotations
