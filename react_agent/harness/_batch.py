@@ -51,7 +51,7 @@ from .._persist import (
     read_json_lines,
     write_json_line,
 )
-from ..agent._agent import Agent
+from ..agent import Agent
 from ..errors import ConfigError
 from ..events import Event
 from ..models import LlamaCppModel

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._persist import append_json_lines, write_json_line
-from ..agent._agent import Agent
+from ..agent import Agent
 from ..errors import ConfigError, install_hint
 from ..tools import load_toolbox
 from ._batch import (

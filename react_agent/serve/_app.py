@@ -51,7 +51,7 @@ from ..agent._model_io import aquery
 from ..errors import ConfigError, ModelError
 from ..events import ModelToken
 from ..harness._otel import annotate_turn
-from ..models._openai_chat import OpenAIChatModel
+from ..models import OpenAIChatModel
 from ..models.base import ChatModel, ModelReply, estimate_tokens
 from ..types import Message, Step
 from ._admission import Gate, Guard
