@@ -36,7 +36,7 @@ from react_agent import Agent, AgentConfig, Reply, Step
 from react_agent.harness._evaluation import first_turn, load_suite, score, toolbox_from_specs
 from react_agent.models import LlamaCppModel
 from react_agent.policies import default_policies
-from react_agent.serve._app import ServeConfig, create_app, running
+from react_agent.serve import ServeConfig, create_app, running
 
 SUITE = Path(__file__).resolve().parent.parent / "examples" / "eval" / "suite.jsonl"
 

@@ -31,7 +31,7 @@ from typing import Any
 import httpx2
 
 from react_agent.models import ModelReply
-from react_agent.serve._app import ServeConfig, create_app, running
+from react_agent.serve import ServeConfig, create_app, running
 
 TOOL = {"type": "function", "function": {
     "name": "lookup", "description": "Look an id up.",

@@ -22,7 +22,7 @@ from typing import Any
 import httpx2
 
 from react_agent.models import ScriptedModel
-from react_agent.serve._app import create_app, running
+from react_agent.serve import create_app, running
 from react_agent.serve._openai import read_request
 
 

@@ -29,11 +29,13 @@ ORDER = [
     "tools.builtin._memory", "tools.builtin",
     # 3. prompts; reading replies
     "prompts",
-    "parsing._scan", "parsing._repair", "parsing._envelope", "parsing._placeholders",
+    "parsing._vocabulary", "parsing._scan", "parsing._escapes", "parsing._repair",
+    "parsing._load", "parsing._envelope", "parsing._placeholders", "parsing._placement",
     "parsing._stream", "parsing._reply", "parsing",
     # 4. the model backends
     "models.base", "models._scripted", "models._weights", "models._cpu_probe",
-    "models._answer_floor", "models._chat_tokens", "models._prompt_cache", "models._llama_cpp",
+    "models._answer_floor", "models._chat_tokens", "models._prompt_cache",
+    "models._canonical_start", "models._llama_cpp",
     "models.llama_server",
     "models._openai_chat",
     "models",
@@ -41,17 +43,22 @@ ORDER = [
     # policies; options
     "events", "engine._protocol", "engine._facts", "engine._run", "engine._loop", "engine",
     "policies._constrained", "policies._answer_floor", "policies._repeat",
-    "policies._grounding", "policies._held_calls", "policies._restated", "policies._review",
-    "policies._routing", "policies._unknown_args",
+    "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
+    "policies._review", "policies._routing", "policies._unknown_args",
     "policies._best_effort", "policies",
     "config",
     # 6. the agent: model I/O, conversations, the facade
     "agent._model_io", "agent._conversation", "agent._agent", "agent",
     # 7. the harness: runs in bulk, evaluation, traces, printing
-    "harness._checks", "harness._batch", "harness._ray", "harness._evaluation", "harness._trace",
-    "harness._display", "harness._view", "harness._otel", "harness",
+    "harness._checks", "harness._tasks", "harness._batch", "harness._ray", "harness._evaluation",
+    "harness._trace",
+    "harness._display", "harness._redaction", "harness._view_entries", "harness._view",
+    "harness._otel", "harness",
     # 8. the OpenAI-compatible endpoint (`serve`); the command line
-    "serve._openai", "serve._turn", "serve._app", "serve", "cli", "__main__",
+    "serve._openai", "serve._config", "serve._admission", "serve._turn", "serve._app",
+    "serve",
+    "cli._parser", "cli._session", "cli._view", "cli._run", "cli._chat", "cli._eval",
+    "cli._serve", "cli._show", "cli", "__main__",
 ]
 """Every module, each importing only from those before it."""
 

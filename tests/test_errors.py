@@ -24,9 +24,10 @@ def test_the_hint_installs_the_extra_from_a_clone() -> None:
 
 
 def _serve() -> None:
-    from react_agent import cli
+    from react_agent.cli import build_parser
+    from react_agent.cli._serve import serve
 
-    cli._serve(cli.build_parser().parse_args(["serve"]))
+    serve(build_parser().parse_args(["serve"]))
 
 
 def _ray() -> None:

@@ -5,26 +5,33 @@ and OpenTelemetry spans."""
 from ._batch import (
     RERUN_STATUSES,
     BatchReport,
-    BatchTask,
     WorkerLocal,
     latest_records,
-    load_tasks,
     read_records,
     run_batch,
     summary_table,
 )
 from ._checks import check_run
-from ._display import Printer
-from ._evaluation import EvalItem, load_suite, run_eval, toolbox_from_specs
-from ._otel import OtelCallback, OtelMiddleware, tracer_provider_from_env
+from ._display import Printer, progress_bar, safe
+from ._evaluation import EvalItem, load_suite, report, run_eval, scored, toolbox_from_specs
+from ._otel import (
+    OtelCallback,
+    OtelMiddleware,
+    global_tracer_provider,
+    tracer_provider_from_env,
+)
 from ._ray import AgentSetup, run_batch_ray
+from ._redaction import SECRET_PATTERNS, Redactor
+from ._tasks import BatchTask, load_tasks
 from ._trace import TraceWriter, read_trace, replay_events
-from ._view import SECRET_PATTERNS, Redactor, ViewEntry, load_view, render_view, write_view
+from ._view import render_view, write_view
+from ._view_entries import ViewEntry, load_view
 
 __all__ = [
     "RERUN_STATUSES", "SECRET_PATTERNS", "AgentSetup", "BatchReport", "BatchTask", "EvalItem",
     "OtelCallback", "OtelMiddleware", "Printer", "Redactor", "TraceWriter", "ViewEntry",
-    "WorkerLocal", "check_run", "latest_records", "load_suite", "load_tasks", "load_view",
-    "read_records", "read_trace", "render_view", "replay_events", "run_batch", "run_batch_ray",
-    "run_eval", "summary_table", "toolbox_from_specs", "tracer_provider_from_env", "write_view",
+    "WorkerLocal", "check_run", "global_tracer_provider", "latest_records", "load_suite",
+    "load_tasks", "load_view", "progress_bar", "read_records", "read_trace", "render_view",
+    "replay_events", "report", "run_batch", "run_batch_ray", "run_eval", "safe", "scored",
+    "summary_table", "toolbox_from_specs", "tracer_provider_from_env", "write_view",
 ]

@@ -31,7 +31,7 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from .._persist import ClosedShape, Count, problem_in_words
-from ..tools.builtin._calculator import evaluate
+from ..tools.builtin import evaluate
 from ..types import RunResult, ToolCall
 
 Spec = dict[str, Any]

@@ -34,18 +34,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._persist import append_json_lines, write_json_line
-from ..agent._agent import Agent
+from ..agent import Agent
 from ..errors import ConfigError, install_hint
 from ..tools import load_toolbox
 from ._batch import (
     BatchReport,
-    BatchTask,
     Progress,
     bad_task_record,
     latest_records,
     plan_batch,
     run_task,
 )
+from ._tasks import BatchTask
 
 AgentSetup = Callable[[], Callable[[BatchTask], Agent]]
 """Called once on each worker: returns the ``make_agent(task)`` of that worker's tasks. It is

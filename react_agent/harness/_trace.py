@@ -55,7 +55,7 @@ from ..events import (
     ToolFinished,
     ToolStarted,
 )
-from ..parsing._reply import strip_reasoning
+from ..parsing import strip_reasoning
 from ..policies import default_policies
 from ..types import RunResult, Step, ToolResult
 

@@ -21,7 +21,7 @@ from .base import STOP_SEQUENCES
 
 if TYPE_CHECKING:
     from ._answer_floor import AnswerFloor
-    from ._prompt_cache import CanonicalStart
+    from ._canonical_start import CanonicalStart
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,8 @@ class LlamaCppModel:
         """The canonical evaluation order (and the saved prompt state when ``prompt_cache``)
         for the loaded model; ``None`` for a recurrent or hybrid model, whose memory cannot be
         cut after a prefix (llama-cpp-python evaluates each prompt whole there)."""
-        from ._prompt_cache import CanonicalStart, PromptStateCache, build_description
+        from ._canonical_start import CanonicalStart
+        from ._prompt_cache import PromptStateCache, build_description
 
         llama = self._llama
         if getattr(llama, "_is_recurrent", False) or getattr(llama, "_is_hybrid", False):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..types import Reply, ToolCall
-from ._repair import DuplicateKey, loads_lenient
+from ._load import DuplicateKey, loads_lenient
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "tool_input", "action_input", "input")

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from .. import prompts
 from ..types import Reply
 from ._envelope import Shape, interpret
-from ._repair import FAIL, load_json
+from ._load import FAIL, load_json
 
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>|\.{2,}|…+")
 _PLACEHOLDER_NAMES = frozenset({

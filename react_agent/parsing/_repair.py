@@ -1,13 +1,15 @@
-"""The repairs: near-JSON (the dialects models write) read as the JSON value it means.
+"""The repairs: near-JSON (the dialects models write) rewritten as the JSON value it means.
 
-:func:`load_or_repair` loads a candidate as JSON and, failing that, reads it as the text of a JSON
-string when all its quotes are escaped (``{\\"thought\\": ...}``), or rewrites it with
-:func:`repair_json` (Python-dict quotes and literals, curly quotes, trailing commas, comments, bare
-keys, missing commas or colons, doubled braces, fullwidth punctuation, literal ``\\n`` between
-members, raw backslashes, unescaped inner quotes, tuples, ...) and loads the result. Only
-rewrites whose meaning is certain are made; anything else is left invalid, and a fault the
-repair recognises (a stray word between members, a string that swallows the next key) is
-described in words for the model (:class:`RepairError`).
+:func:`repair_json` rewrites a candidate (Python-dict quotes and literals, curly quotes, trailing
+commas, comments, bare keys, missing commas or colons, doubled braces, fullwidth punctuation,
+literal ``\\n`` between members, raw backslashes, unescaped inner quotes, tuples, ...) for
+:func:`~._load.load_or_repair` to load. Only rewrites whose meaning is certain are made; anything
+else is left invalid, and a fault the repair recognises (a stray word between members, a string
+that swallows the next key) is described in words for the model (:class:`RepairError`). The
+rewrite is one pass over the structure, with the reading of a string (where it ends, which inner
+quotes are text) in :class:`_StringReader`; a string's escapes are :mod:`._escapes`'. The string
+reader stays with the pass: where a string ends depends on the container and the key the pass
+is in (a quote closes it only where that container can go on).
 """
 
 from __future__ import annotations
@@ -15,125 +17,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
-from typing import Any
 
-from ..tools.builtin._calculator import evaluate
+from ..tools.builtin import evaluate
 from ..types import JSON_NUMBER
+from ._escapes import json_string
 from ._scan import KEY_AHEAD, QUOTES, STRING_BODY, VALUE_START, prev_significant, string_end
-
-FAIL: Any = object()
-"""What :func:`load_json` and :func:`load_or_repair` give for text that is not JSON (``None`` is
-a JSON value)."""
 
 
 class RepairError(ValueError):
     """A fault the repair recognised and will not guess past (a string that runs into the next
     key, a stray word where a key belongs, an inner quote that leaves two readings); its text
     says so in words for the model."""
-
-
-# A string that starts with a drive letter and an escape of a control character: JSON would read
-# "C:\new" as C: and a line break, so such text is read by the repair, which keeps a raw path's
-# backslashes (see _raw_words).
-_RAW_PATH_AHEAD = re.compile(r"""["'][A-Z]:\\(?:[bfnrt0-7av]|x[01]|u00[01])""")
-
-
-def _has_raw_path(text: str) -> bool:
-    # (most text has no backslash at all: that test costs next to nothing)
-    return "\\" in text and ":\\" in text and _RAW_PATH_AHEAD.search(text) is not None
-
-
-class DuplicateKey(ValueError):
-    """A JSON object that gives one key twice with different values: JSON does not say which
-    one counts (a decoder keeps the last), so neither is taken."""
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's members as a dict; a key given twice must have the same value both times."""
-    value = dict(pairs)
-    if len(value) < len(pairs):
-        first: dict[str, Any] = {}
-        for key, item in pairs:
-            if key in first and first[key] != item:
-                raise DuplicateKey(
-                    f'the key "{key[:40]}" appears twice in one object with different values '
-                    "(JSON does not say which one counts); give each key once")
-            first.setdefault(key, item)
-    return value
-
-
-_LENIENT = json.JSONDecoder(strict=False, object_pairs_hook=_object)
-
-
-def loads_lenient(text: str) -> Any:
-    """``json.loads(text, strict=False)`` (control characters allowed in strings), with one
-    decoder for every call instead of a new one each time; a key given twice in one object
-    with different values is an error, not the last one silently.
-
-    Raises:
-        json.JSONDecodeError: ``text`` is not JSON (or starts with a BOM, as for ``json.loads``).
-        DuplicateKey: an object gives one key twice with different values.
-        RecursionError: it is nested deeper than Python's stack.
-    """
-    if text.startswith("\ufeff"):
-        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-    return _LENIENT.decode(text)
-
-
-def load_json(text: str) -> Any:
-    """``text`` as strict JSON (control characters allowed in strings), else :data:`FAIL`."""
-    if _has_raw_path(text):
-        return FAIL
-    try:
-        return loads_lenient(text)
-    except (ValueError, RecursionError):
-        return FAIL
-
-
-def load_or_repair(raw: str) -> tuple[Any, tuple[str, ...], str]:
-    """Load ``raw`` as JSON, else repair its dialect and load it -> (value, repairs, error)."""
-    error = "a Windows path with raw backslashes"
-    try:
-        if not _has_raw_path(raw):
-            return loads_lenient(raw), (), ""
-    except RecursionError:
-        return FAIL, (), "it is nested too deeply"
-    except json.JSONDecodeError as exc:
-        before = json.dumps(" ".join(raw[max(0, exc.pos - 30):exc.pos].split()),
-                            ensure_ascii=False)
-        error = f"{exc.msg} (line {exc.lineno}, column {exc.colno}, right after {before})"
-    except ValueError as exc:  # e.g. an integer too long to convert
-        error = str(exc)
-    escaped = _unescaped_envelope(raw)
-    if escaped is not None:  # {\"thought\": ...}: an envelope written as a JSON string's text
-        value, fixes, _ = load_or_repair(escaped)
-        if value is not FAIL:
-            return value, ("read an envelope written with escaped quotes (\\\")", *fixes), ""
-    try:
-        fixed, repairs = repair_json(raw)
-        return loads_lenient(fixed), tuple(repairs), ""
-    except (RepairError, DuplicateKey) as exc:  # a fault recognised: say which, not where
-        return FAIL, (), str(exc)  # json.loads stopped
-    except (ValueError, RecursionError):
-        return FAIL, (), error
-
-
-# An object or list whose first string is written escaped ({\"a\": 1}, {\n  \"a\": 1}): the text
-# of a JSON string (an envelope the model encoded once more), read by decoding that string.
-_ESCAPED_START = re.compile(r'[{\[](?:\s|\\[nrt])*\\"')
-
-
-def _unescaped_envelope(raw: str) -> str | None:
-    """``raw`` decoded as the text of a JSON string, when it starts like an object whose quotes
-    are all escaped (``{\\"thought\\": ...}``); else ``None``."""
-    if not _ESCAPED_START.match(raw):
-        return None
-    try:
-        text = json.loads(f'"{raw}"', strict=False)
-    except (ValueError, RecursionError):  # an unescaped quote in it: not one escaped string
-        return None
-    return text if isinstance(text, str) else None
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -147,7 +41,6 @@ _QUOTED_KEY_AHEAD = re.compile(r"""\s*["'“][^"'”\n]{0,64}["'”]\s*[:：]"""
 _NEXT_LINE_VALUE = re.compile(  # a line break, then what can only start a JSON value
     r"""[ \t\r]*\n\s*(?:["'“{\[(\d-]|(?:true|false|null|True|False|None)\b)"""
 )
-_JSON_ESCAPES = frozenset('"\\/bfnrtu')
 
 
 def repair_json(raw: str) -> tuple[str, list[str]]:
@@ -162,7 +55,7 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
     (backslash and letter) between members, doubled braces (``{{ }}`` from ``str.format``
     templates), ``.25`` / ``1.`` / ``+1``, Python tuples as lists, a trailing ``...`` in a list,
     unescaped quotes inside a string whose end is still unambiguous and an opening quote
-    written twice (see :class:`_StringReader`), raw backslashes (see :func:`_json_string`),
+    written twice (see :class:`_StringReader`), raw backslashes (see :func:`json_string`),
     arithmetic on numbers written as a value (see :func:`_arithmetic`), a ``]`` or ``)`` inside
     a value where no ``[`` or ``(`` is open (a call first written as a list, then as one
     object: ``{"name": ..., "args": {}}]}``).
@@ -289,7 +182,7 @@ def repair_json(raw: str) -> tuple[str, list[str]]:
         isinstance(t, tuple) and t[1] == "'" for t in out
     )
     text = "".join(
-        t if isinstance(t, str) else _json_string(t[0], t[1], repairs, python) for t in out
+        t if isinstance(t, str) else json_string(t[0], t[1], repairs, python) for t in out
     )
     return text, list(repairs)
 
@@ -733,150 +626,3 @@ def _undouble_braces(raw: str, repairs: dict[str, None]) -> str:
             out.append(token)
     repairs["doubled braces"] = None
     return "".join(out)
-
-
-_PY_ESCAPES = {"a": "\\u0007", "v": "\\u000b"}
-_PY_ESCAPE = re.compile(r"x[0-9a-fA-F]{2}|[0-7]{1,3}|U[0-9a-fA-F]{8}|[av]")
-_WORD = re.compile(r"\S+")
-_PATH = re.compile(r'[A-Z]:\\(?!\\)[^<>:"|?*\n]*')  # C:\... and nothing a path cannot hold
-
-
-def _raw_words(content: str, python: bool) -> list[tuple[int, int]]:
-    """The spans of a string whose backslashes were written raw: all of it when it is a Windows
-    path (a drive letter and one backslash, nothing a path cannot hold, ``C:\\Program
-    Files\\new``) whose escapes would give a control character or are unknown; else each
-    word (run without whitespace) with an escape JSON does not know (``\\d``, ``\\p``). In
-    those, ``\\n`` ``\\r`` ``\\t`` are a backslash and a letter too: ``D:\\reports\\new`` is a
-    path, not a line break."""
-    if _PATH.fullmatch(content) and any(
-        not known or _escapes_a_control(content, i, python)
-        for i, _, known in _escapes(content, python)
-    ):
-        return [(0, len(content))]
-    return [
-        m.span() for m in _WORD.finditer(content)
-        if "\\" in m.group() and _has_unknown_escape(m.group(), python)
-    ]
-
-
-def _escapes(text: str, python: bool) -> Iterator[tuple[int, str, bool]]:
-    """``(position, letter, known)`` for each backslash escape in ``text`` (JSON's, and
-    Python's in Python-style replies)."""
-    i = text.find("\\")
-    while 0 <= i < len(text) - 1:
-        letter = text[i + 1]
-        known = (
-            letter in "\\\"'/bfnrt"
-            or (letter == "u" and _is_hex4(text, i + 2))
-            or (python and _PY_ESCAPE.match(text, i + 1) is not None)
-        )
-        yield i, letter, known
-        i = text.find("\\", i + 2)
-
-
-def _escapes_a_control(text: str, i: int, python: bool) -> bool:
-    """True if the escape at ``text[i]`` decodes to a control character (``\\n``, ``\\u001f``,
-    and in Python style ``\\0``, ``\\x07``, ``\\a``...)."""
-    letter = text[i + 1]
-    if letter in "bfnrt":
-        return True
-    if letter == "u" and _is_hex4(text, i + 2):
-        return _is_control(int(text[i + 2:i + 6], 16))
-    py = _PY_ESCAPE.match(text, i + 1) if python else None
-    if py is None:
-        return False
-    code = py.group()
-    if code in ("a", "v"):
-        return True
-    return _is_control(int(code[1:], 16) if code[0] in "xU" else int(code, 8))
-
-
-def _is_control(codepoint: int) -> bool:
-    return codepoint < 0x20 or 0x7F <= codepoint < 0xA0
-
-
-def has_unknown_escape(word: str) -> bool:
-    """``word`` (a string's text as written) holds a backslash escape JSON does not know."""
-    return _has_unknown_escape(word, False)
-
-
-def _has_unknown_escape(word: str, python: bool) -> bool:
-    return any(not known for _, _, known in _escapes(word, python))
-
-
-def decode_string(content: str) -> str:
-    """The text of a double-quoted string whose raw content (between the quotes, escapes as
-    written) is ``content``, decoded as the repair decodes it: JSON's escapes, raw control
-    characters kept, and backslashes a model wrote raw (``\\d``, ``C:\\new``) kept."""
-    value: str = json.loads(_json_string(content, '"', {}, False), strict=False)
-    return value
-
-
-def _json_string(content: str, quote: str, repairs: dict[str, None], python: bool) -> str:
-    """The JSON literal for the string ``content`` that was delimited by ``quote``.
-
-    Valid JSON escapes stay; in Python-style replies Python's own escapes (``\\xHH``, octal,
-    ``\\UHHHHHHHH``, ``\\a``, ``\\v``) are decoded. Any other backslash is kept literally
-    (Python's rule for unknown escapes), and so is every backslash of a word that shows it was
-    written raw (see :func:`_raw_words`), so regexes and Windows paths survive.
-    """
-    if quote == "'":
-        repairs["single-quoted strings"] = None
-    elif quote in "“”„‘’":
-        repairs["curly quotes as delimiters"] = None
-    raw_words = _raw_words(content, python) if "\\" in content else []
-    if raw_words:
-        repairs["raw backslashes kept"] = None
-    word = 0
-    out: list[str] = ['"']
-    i, n = 0, len(content)
-    while i < n:
-        c = content[i]
-        if c == "\\" and i + 1 < n:
-            nxt = content[i + 1]
-            while word < len(raw_words) and raw_words[word][1] <= i:
-                word += 1
-            raw = word < len(raw_words) and raw_words[word][0] <= i
-            py = _PY_ESCAPE.match(content, i + 1) if python and not raw else None
-            if nxt in "'\"" and (raw or nxt == "'"):
-                out.append("'" if nxt == "'" else '\\"')
-            elif raw:
-                out.append("\\\\")
-                i += 1
-                continue
-            elif py:
-                code = py.group()
-                char = _PY_ESCAPES.get(code) or json.dumps(
-                    chr(int(code[1:], 16) if code[0] in "xU" else int(code, 8))
-                )[1:-1]
-                out.append(char)
-                i = py.end()
-                continue
-            elif nxt in _JSON_ESCAPES and not (nxt == "u" and not _is_hex4(content, i + 2)):
-                out.append(c + nxt)
-            else:
-                out.append("\\\\" + nxt)
-                repairs["invalid escapes kept as backslashes"] = None
-            i += 2
-            continue
-        if c == "\\":
-            out.append("\\\\")
-        elif c == '"':
-            out.append('\\"')
-            if quote == '"':
-                repairs["unescaped quotes inside a string"] = None
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\r":
-            out.append("\\r")
-        else:
-            out.append(c)
-        i += 1
-    out.append('"')
-    return "".join(out)
-
-
-def _is_hex4(s: str, i: int) -> bool:
-    return len(s) >= i + 4 and all(ch in "0123456789abcdefABCDEF" for ch in s[i:i + 4])

@@ -27,6 +27,10 @@ them is an error that names both. Anything that cannot be honestly recovered rai
 error. The policies are those of the shared parser catalogue
 (``tests/data/parser_cases.jsonl``, our own cases in ``tests/data/parser_cases_local.jsonl``);
 the docs' parser page lists them.
+
+The stages stay in one module because they rank one list of candidates against each other (the
+scan's); where a value stands is :mod:`._placement`'s, the words both readers know
+:mod:`._vocabulary`'s, loading and repairing :mod:`._load`'s and :mod:`._repair`'s.
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,8 +69,9 @@ from ._envelope import (
 from ._envelope import (
     ValueNamer as ValueNamer,
 )
+from ._load import FAIL, load_json, load_or_repair
 from ._placeholders import never_an_action, never_problem
-from ._repair import FAIL, load_json, load_or_repair
+from ._placement import FENCE, JSON_FENCES, fence_language, placement
 from ._scan import (
     VALUE_START,
     Scan,
@@ -76,6 +80,11 @@ from ._scan import (
     opens_structure,
     prev_significant,
     scan_text,
+)
+from ._vocabulary import (
+    THINK_CLOSE,
+    THINK_OPEN,
+    without_lone_surrogates,
 )
 
 
@@ -224,9 +233,9 @@ def _collect(
                 if found.broken is None and _broken_envelope(body, start, end):
                     found.broken = (start, error)
                 continue
-            fence = _fence_language(body, start, end)
+            fence = fence_language(body, start, end)
             stage = "repaired" if fixes else ("fallback" if fence is None else "fenced")
-            rank, never = _placement(body, start, end, value, fence, current.spans)
+            rank, never = placement(body, start, end, value, fence, current.spans)
             try:
                 reply = interpret(value, stage, (*repairs, *fixes), namer)
             except Shape as shape:
@@ -353,8 +362,8 @@ def _nothing_usable(body: str, found: _Found) -> OutputParseError:
             f"valid JSON: {error}.",
             pos,
         )
-    fence = _FENCE.search(body)
-    if fence and fence.group(2).lower() not in _JSON_FENCES:
+    fence = FENCE.search(body)
+    if fence and fence.group(2).lower() not in JSON_FENCES:
         return parse_error(
             "code",
             f"It held a {fence.group(2)} code block instead of the JSON object. Code is never run.",
@@ -386,7 +395,7 @@ def _broken_envelope(body: str, start: int, end: int) -> bool:
     text = body[start:end]
     if not _ACTION_KEY.search(text) or _SKELETON.search(text):
         return False
-    rank, _ = _placement(body, start, end, {"action": None}, _fence_language(body, start, end))
+    rank, _ = placement(body, start, end, {"action": None}, fence_language(body, start, end))
     return rank > 0
 
 
@@ -409,8 +418,6 @@ def strip_reasoning(text: str) -> str:
 
 
 # -- reasoning, fences, thought lines ----------------------------------------------------------
-_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([A-Za-z0-9_+.-]*)[ \t]*$", re.MULTILINE)
 _THOUGHT_LINE = re.compile(r"^[ \t]*Thought[ \t]*:[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
 _ACTION_LINE = re.compile(  # at a line start, or after a sentence ("Thought: x. Action: y")
     r"(?:^|(?<=[.!?。]))[ \t]*Action[ \t]*:[ \t]*([A-Za-z_][\w.-]*)[ \t]*(\()?",
@@ -420,7 +427,7 @@ _ACTION_INPUT = re.compile(  # on its own line or on the Action line
     r"(?:^|(?<=[ \t]))[ \t]*Action[ \t]+Input[ \t]*:", re.MULTILINE | re.IGNORECASE
 )
 _FINAL_LINE = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
-_ORPHAN_CLOSE = re.compile(r"^[ \t]*</think>", re.MULTILINE | re.IGNORECASE)
+_ORPHAN_CLOSE = re.compile(r"^[ \t]*" + re.escape(THINK_CLOSE), re.MULTILINE | re.IGNORECASE)
 
 
 def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
@@ -434,9 +441,9 @@ def _strip_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
     repairs: list[str] = []
     text = text.lstrip("\ufeff")
     body = text.lstrip()
-    if body[:7].lower() == _THINK_OPEN:
-        close = body.lower().find(_THINK_CLOSE)
-        text = body[7:] if close == -1 else body[close + len(_THINK_CLOSE):]
+    if body[:len(THINK_OPEN)].lower() == THINK_OPEN:
+        close = body.lower().find(THINK_CLOSE)
+        text = body[len(THINK_OPEN):] if close == -1 else body[close + len(THINK_CLOSE):]
         repairs.append("removed <think> reasoning")
     elif "<" in text and "</" in text:  # (cheap tests before the regex: ~10 ms per MB)
         orphan = _ORPHAN_CLOSE.search(text)
@@ -519,14 +526,7 @@ def _candidate(reply: Reply, start: int, end: int) -> _Candidate:
     return _Candidate(start, end, reply, None, 0 if never else 2, never or ("", ""))
 
 
-# -- where a candidate stands ------------------------------------------------------------------
-_JSON_FENCES = ("", "json", "json5", "jsonc")
-_TAG = re.compile(r"<[^<>\n]{1,40}>")
-_DECORATION = " \t*_`>#•-"
-_TRAILING_PUNCTUATION = " \t.,;:!?)]}\"'*_`"
-_SENTENCE_END = (".", "!", "?", "。", "！", "？")
-_ACTION_LABEL = re.compile(r"\bAction(?:[ \t]+Input)?[ \t]*[:：]$", re.IGNORECASE)
-_THOUGHT_START = re.compile(r"Thought[ \t]*[:：]", re.IGNORECASE)
+# -- what may stand between a call and the next step ------------------------------------------
 _INVENTED_OBSERVATION = re.compile(
     r"^[ \t>*_#(-]*(?:the[ \t]+)?(?:Observations?|Tool[ _]?(?:result|output|response)s?"
     r"|Function[ _]?(?:result|output|response)s?|Results?|Output)\b[^\n:：]{0,30}[:：]"
@@ -540,96 +540,6 @@ _LAYOUT = re.compile(  # what may stand between a call and the next step written
     r"|<[^<>\n]{1,40}>|^[ \t]*-{3,}[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
-_INLINE_FENCE_OPEN = re.compile(r"(?:```|~~~)[ \t]*([A-Za-z0-9_+.-]*)[ \t]*$")
-_INLINE_FENCE_CLOSE = re.compile(r"[ \t]*(?:```|~~~|$)")
-_CONTEXT = 200  # characters of the line around a candidate that decide how it is placed
-_FENCE_LINE = 80  # no fence line (```json) is longer
-
-
-def _placement(
-    body: str, start: int, end: int, value: Any, fence: str | None,
-    spans: Sequence[tuple[int, int]] = (),
-) -> tuple[int, tuple[str, str]]:
-    """How a value stands in the reply: ``(2, no)`` fenced as JSON or on its own line (after a
-    label such as ``Action:`` at most); ``(1, no)`` with prose on one side of it on its line
-    (2 for a whole envelope); ``(0, (kind, why))`` inside a ``Thought:`` line or inside a
-    sentence that quotes it (words before it that do not end a sentence, and words after it),
-    which is never an action. Another JSON value on the line (``spans``: the scan's values) is
-    no prose: two values side by side stand equally, so that they are compared."""
-    if fence is not None and fence.lower() in _JSON_FENCES:
-        return 2, ("", "")
-    line_start = body.rfind("\n", max(0, start - _CONTEXT), start) + 1
-    if line_start == 0 and start > _CONTEXT:
-        line_start = start - _CONTEXT
-    line_end = body.find("\n", end, end + _CONTEXT)
-    stop = line_end if line_end != -1 else min(len(body), end + _CONTEXT)
-    before = _TAG.sub("", _without_values(body, line_start, start, spans)).strip(_DECORATION)
-    after = _TAG.sub("", _without_values(body, end, stop, spans))
-    after = after.strip(_TRAILING_PUNCTUATION)
-    if _ACTION_LABEL.search(before):
-        return (1 if after else 2), ("", "")
-    if _THOUGHT_START.match(before):
-        return 0, ("quoted", "it sits inside a Thought line")
-    prose_before = bool(before) and not before.endswith((":", "："))
-    if prose_before and after and not before.endswith(_SENTENCE_END):
-        if _is_envelope(value) and _glued(body, start, end):
-            return 2, ("", "")  # Sure{...}Thanks, 好的{...}请稍等: written beside, not quoted
-        return 0, ("quoted", "it is quoted inside a sentence")
-    if prose_before or after:
-        return (2 if _is_envelope(value) else 1), ("", "")
-    return 2, ("", "")
-
-
-def _without_values(body: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
-    """``body[start:end]`` without the JSON values (``spans``) that lie wholly inside it."""
-    inside = [(a, b) for a, b in spans if start <= a and b <= end]
-    if not inside:
-        return body[start:end]
-    parts, at = [], start
-    for a, b in inside:
-        parts.append(body[at:a])
-        at = b
-    parts.append(body[at:end])
-    return " ".join(parts)
-
-
-_GLUE = frozenset("!?.,;:。，！？；：、…")
-
-
-def _glued(body: str, start: int, end: int) -> bool:
-    """Prose touches the value on both sides, with no space, bracket or quote between (a
-    sentence that quotes a value sets it apart; CJK text has no spaces to set it apart with)."""
-    if start == 0 or end >= len(body):
-        return False
-    before, after = body[start - 1], body[end]
-    return ((before.isalnum() or before in _GLUE) and (after.isalnum() or after in _GLUE))
-
-
-def _is_envelope(value: Any) -> bool:
-    """A whole reply (thought and action, a tool_calls list, a list of calls), as opposed to a
-    bare call or answer object."""
-    if isinstance(value, list):
-        return True
-    return isinstance(value, dict) and any(
-        k in value for k in ("thought", "action", "tool_calls", *WRAPPER_KEYS)
-    )
-
-
-def _fence_language(text: str, start: int, end: int) -> str | None:
-    """The language tag of the fence the value at ``start`` opens ('' for none), or ``None``
-    if it is not the first thing after a fence line, nor alone inside an inline fence
-    (```` ```json {...}``` ```` on one line)."""
-    line_start = text.rfind("\n", 0, start)
-    if line_start == -1 or text[line_start + 1:start].strip():
-        inline = _INLINE_FENCE_OPEN.search(text, max(line_start + 1, start - _FENCE_LINE), start)
-        if inline and _INLINE_FENCE_CLOSE.match(text, end):
-            return inline.group(1)
-        return None
-    prev_start = text.rfind("\n", max(0, line_start - _FENCE_LINE), line_start) + 1
-    if prev_start == 0 and line_start > _FENCE_LINE:
-        return None  # the line before is longer than any fence line
-    m = _FENCE.fullmatch(text, prev_start, line_start)
-    return m.group(2) if m else None
 
 
 def _cut_envelope_after(body: str, scan: Scan, after: int) -> _Candidate | None:
@@ -675,15 +585,12 @@ def _finish(reply: Reply, body: str, start: int, end: int) -> Reply:
     return reply
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _without_lone_surrogates(reply: Reply) -> Reply:
     """An escape of half a UTF-16 pair (``"\\ud800"``) decodes to a character no text can hold
     (encoding it, to send it on or to write a trace, fails); it becomes U+FFFD, recorded."""
     def clean(value: Any) -> Any:
         if isinstance(value, str):
-            return _LONE_SURROGATE.sub("\ufffd", value)
+            return without_lone_surrogates(value)
         if isinstance(value, dict):
             return {clean(k): clean(v) for k, v in value.items()}
         if isinstance(value, list):

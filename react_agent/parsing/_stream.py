@@ -15,8 +15,10 @@ stream hands out the same text. It hands out only text that is certain to begin 
 
 - the envelope must stand where the parser takes it: first on its line (also in a fence, after
   ``<tool_call>``, or after a label such as ``Action:`` or a finished sentence), not quoted in
-  a sentence or a ``Thought:`` line; a leading ``<think>`` block is skipped; JSON data that is
-  no envelope is passed over; nothing after a ReAct ``Action: tool`` line is read;
+  a sentence or a ``Thought:`` line (the words before a value are read with the parser's
+  vocabulary, :mod:`~react_agent.parsing._vocabulary`); a leading ``<think>`` block is
+  skipped; JSON data that is no envelope is passed over; nothing after a ReAct
+  ``Action: tool`` line is read;
 - in the answer, a word holding a backslash is held back until it ends (a raw ``\\d`` or a
   Windows path keeps its backslashes, as the parser keeps them), and so is an answer that may
   still turn out to be a placeholder (``<the answer ...>``, ``...``) or a worked example of the
@@ -41,16 +43,20 @@ import re
 from typing import Any
 
 from ._envelope import FINAL_KEYS, NAME_KEYS, Shape, interpret
+from ._escapes import decode_string, has_unknown_escape
+from ._load import FAIL, load_or_repair
 from ._placeholders import may_become_never_an_answer, never_an_action, never_an_answer
-from ._repair import FAIL, decode_string, has_unknown_escape, load_or_repair
+from ._vocabulary import (
+    DECORATION,
+    LABEL_END,
+    TAG,
+    THINK_CLOSE,
+    THINK_OPEN,
+    THOUGHT_LABEL,
+    without_lone_surrogates,
+)
 
-_THINK_OPEN = "<think>"
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-_TAG = re.compile(r"<[^<>\n]{1,40}>")
-_DECORATION = " \t*_>#•-"
-_INLINE_FENCE = re.compile(r"(?:`{3}|~{3})[ \t]*[A-Za-z0-9_+.-]*[ \t]*", re.IGNORECASE)
-_THOUGHT = re.compile(r"Thought[ \t]*[:：]", re.IGNORECASE)
-_LABEL_END = (":", "：", ".", "!", "?", "。", "！", "？")
+_THINK_CLOSE = re.compile(re.escape(THINK_CLOSE), re.IGNORECASE)
 _REACT_LINE = re.compile(  # ReAct text the parser reads as the action ahead of any JSON after it
     r"(?:^|(?<=[.!?。]))[ \t]*(?:Action[ \t]*:[ \t]*[A-Za-z_]|Final[ \t]+Answer[ \t]*:)",
     re.IGNORECASE | re.MULTILINE,
@@ -64,7 +70,6 @@ _LITERAL_RUN = re.compile(r"[-+.0-9A-Za-z]+")
 _LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 _STRING_RUN = re.compile(r'[^"\\]+')
 _SPACE = re.compile(r"\s")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class FinalAnswerStream:
@@ -140,12 +145,12 @@ class FinalAnswerStream:
         """Past a BOM and spaces; into a leading ``<think>`` block, if there is one."""
         text = self._text
         body = text.lstrip("\ufeff").lstrip()
-        head = body[:len(_THINK_OPEN)].lower()
-        if not body or (len(body) < len(_THINK_OPEN) and _THINK_OPEN.startswith(head)):
+        head = body[:len(THINK_OPEN)].lower()
+        if not body or (len(body) < len(THINK_OPEN) and THINK_OPEN.startswith(head)):
             return False  # not yet known
         self._pos = len(text) - len(body)
-        if head == _THINK_OPEN:
-            self._pos += len(_THINK_OPEN)
+        if head == THINK_OPEN:
+            self._pos += len(THINK_OPEN)
             self._mode = "think"
         else:
             self._mode = "seek"
@@ -155,7 +160,7 @@ class FinalAnswerStream:
     def _skip_think(self) -> bool:
         close = _THINK_CLOSE.search(self._text, self._pos)
         if close is None:
-            self._pos = max(self._pos, len(self._text) - len("</think>"))
+            self._pos = max(self._pos, len(self._text) - len(THINK_CLOSE))
             return False
         self._pos = self._checked = close.end()
         self._mode = "seek"
@@ -232,7 +237,7 @@ def _outcome(raw: str) -> tuple[str, str | None]:
         return "stop", None
     answer = reply.final_answer
     if "\\u" in raw or "\\U" in raw:
-        answer = _LONE_SURROGATE.sub("\ufffd", answer)
+        answer = without_lone_surrogates(answer)
     return "answer", answer
 
 
@@ -257,15 +262,13 @@ def _opens_json(text: str, brace: int) -> bool:
 
 def _starts_its_line(before: str) -> bool:
     """The text before a value on its line lets the parser take the value as the action:
-    nothing, a fence, a tag, or a label or sentence that ends before it (not a ``Thought:``
-    line, not JSON around it)."""
-    before = _TAG.sub("", before).strip(_DECORATION)
-    if _INLINE_FENCE.fullmatch(before):
-        return True
-    before = before.strip("`" + _DECORATION)  # an inline code span
+    nothing, a tag or decoration, or a label or sentence that ends before it (not a
+    ``Thought:`` line, not JSON around it). A fence opened on the value's line is words before
+    it (the parser may find the value quoted), so such a value streams nothing."""
+    before = TAG.sub("", before).strip(DECORATION)
     if not before:
         return True
-    return (before.endswith(_LABEL_END) and not _THOUGHT.match(before)
+    return (before.endswith(LABEL_END) and not THOUGHT_LABEL.match(before)
             and not any(c in before for c in '{["'))
 
 
@@ -504,5 +507,5 @@ def _decoded(raw: str) -> str:
     decodes it (half a surrogate pair becomes U+FFFD)."""
     text: str = json.loads(f'"{raw}"', strict=False)
     if "\\u" in raw:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+        text = without_lone_surrogates(text)
     return text

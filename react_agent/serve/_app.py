@@ -32,14 +32,12 @@ import json
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx2
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -49,15 +47,15 @@ from starlette.routing import Route
 
 from .._persist import loads
 from ..agent._model_io import aquery
-from ..config import AgentConfig
 from ..engine import Query
-from ..errors import ConfigError, ModelError, ReactAgentError
+from ..errors import ConfigError, ModelError
 from ..events import ModelToken
 from ..harness._otel import annotate_turn
-from ..models._openai_chat import OpenAIChatModel
+from ..models import OpenAIChatModel
 from ..models.base import ChatModel, ModelReply, estimate_tokens
-from ..policies import Policy
 from ..types import Message, Step
+from ._admission import Gate, Guard
+from ._config import UPSTREAM_CONCURRENCY, ApiError, ServeConfig, error_response
 from ._openai import (
     RequestError,
     chunk,
@@ -73,137 +71,6 @@ from ._openai import (
 from ._turn import TurnResult, take_turn
 
 log = logging.getLogger(__name__)
-
-UPSTREAM_CONCURRENCY = 8
-"""Default number of requests sent at once to an OpenAI-compatible backend."""
-
-
-@dataclass
-class ServeConfig:
-    """Options of the endpoint."""
-
-    api_key: str | None = None
-    """Clients must send ``Authorization: Bearer <api_key>`` (compared in constant time);
-    ``None``: no key is asked for (bind to a loopback address only). An empty or blank key is
-    a :class:`ConfigError` (it would let ``Authorization: Bearer`` with no token in)."""
-    concurrency: int | None = None
-    """Requests at the backend at once; ``None``: 1 for an in-process model (the embedded one
-    answers one request at a time), :data:`UPSTREAM_CONCURRENCY` for an OpenAI-compatible
-    server."""
-    queue: int = 64
-    """Requests that may wait for the backend; one more is refused with 503."""
-    retry_after: int = 5
-    """Seconds sent in the ``Retry-After`` header of a 503."""
-    max_body_bytes: int = 4 * 1024 * 1024
-    """Larger request bodies are refused with 413."""
-    body_seconds: float = 30.0
-    """The whole request body must arrive within this many seconds of the request's headers;
-    a slower one is answered 408 and its connection closed (a client cannot hold a
-    connection open by sending its body a byte at a time)."""
-    max_connections: int = 256
-    """Connections open at once; past it, new requests are answered 503 by the server
-    (uvicorn's ``limit_concurrency``, set by :func:`running` and ``react-agent serve``)."""
-    keep_alive_seconds: float = 5.0
-    """An idle keep-alive connection is closed after this many seconds (uvicorn's
-    ``timeout_keep_alive``, set by :func:`running` and ``react-agent serve``)."""
-    max_parse_retries: int = AgentConfig.max_parse_retries
-    """Unusable model replies asked again inside one request (the agent's budget)."""
-    thoughts: bool = True
-    """Send the model's thought as ``content`` next to its ``tool_calls``: clients send it back
-    with the history, so the model sees its own reasoning on the next turn."""
-    allowed_hosts: tuple[str, ...] | None = None
-    """The ``Host`` header values accepted (names or addresses, no port); ``None``: the
-    loopback names (``localhost``, ``127.0.0.1``, ``::1``) when no ``api_key`` is set, so a
-    web page cannot reach the endpoint by DNS rebinding; any host when one is set. The
-    address the request came in on (the server's own, as its URL writes it: ``--host
-    127.0.0.2``) is accepted too: a page reached by DNS rebinding sends its own name, never
-    the address."""
-    allowed_origins: tuple[str, ...] = ()
-    """Web origins (``https://app.example``) whose pages may call the endpoint from a browser;
-    they get CORS headers. A request from any other origin (its ``Origin`` header) is refused
-    with 403. Clients outside a browser send no ``Origin``."""
-    policies: Sequence[Policy] | None = None
-    """The small-model policies of each turn (:mod:`react_agent.policies`); ``None``: the
-    library's defaults without the review of the final answer and the best-effort answer."""
-
-    def __post_init__(self) -> None:
-        if self.api_key is not None and not self.api_key.strip():
-            raise ConfigError("api_key is empty: give a key that clients must send "
-                              "(Authorization: Bearer KEY), or None to ask for none (then "
-                              "serve on a loopback address only).")
-        if self.concurrency is not None and self.concurrency < 1:
-            raise ConfigError("concurrency must be at least 1.")
-        if self.max_connections < 1 or self.body_seconds <= 0 or self.keep_alive_seconds <= 0:
-            raise ConfigError("max_connections must be at least 1, body_seconds and "
-                              "keep_alive_seconds more than 0.")
-        if self.queue < 0 or self.max_parse_retries < 0 or self.retry_after < 0:
-            raise ConfigError("queue, max_parse_retries and retry_after must be 0 or more.")
-        if self.max_body_bytes < 1024:
-            raise ConfigError("max_body_bytes must be at least 1024.")
-
-
-class ApiError(ReactAgentError):
-    """An HTTP error answered in OpenAI's error shape."""
-
-    def __init__(
-        self, status: int, message: str, kind: str = "invalid_request_error",
-        param: str | None = None, code: str | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status, self.message, self.kind = status, message, kind
-        self.param, self.code, self.headers = param, code, headers
-
-
-class Gate:
-    """A bounded queue in front of the backend: at most ``concurrency`` requests at the backend
-    and ``queue`` more waiting in arrival order; :meth:`admit` refuses the next one."""
-
-    def __init__(self, concurrency: int, queue: int, retry_after: int = 5) -> None:
-        self.concurrency, self.queue, self.retry_after = concurrency, queue, retry_after
-        self.admitted = 0
-        self.running = 0
-        self._slots = asyncio.Semaphore(concurrency)
-
-    def admit(self) -> Ticket:
-        """A place in the queue.
-
-        Raises:
-            ApiError: 503 with ``Retry-After``: the queue is full.
-        """
-        if self.admitted >= self.concurrency + self.queue:
-            raise ApiError(
-                503, f"The server is busy: {self.running} request(s) at the model and "
-                f"{self.admitted - self.running} waiting (the limit). Try again in "
-                f"{self.retry_after} s.",
-                "server_error", code="queue_full",
-                headers={"Retry-After": str(self.retry_after)},
-            )
-        self.admitted += 1
-        return Ticket(self)
-
-
-class Ticket:
-    """One admitted request: :meth:`wait` for a slot at the backend, :meth:`release` when done
-    (safe to call more than once)."""
-
-    def __init__(self, gate: Gate) -> None:
-        self.gate, self._held, self._done = gate, False, False
-
-    async def wait(self) -> None:
-        await self.gate._slots.acquire()
-        self._held = True
-        self.gate.running += 1
-
-    def release(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self.gate.admitted -= 1
-        if self._held:
-            self.gate.running -= 1
-            self.gate._slots.release()
-
 
 def create_app(model: ChatModel, config: ServeConfig | None = None) -> Starlette:
     """The ASGI app serving ``model`` (see the module docs); mount it or run it with uvicorn
@@ -223,7 +90,7 @@ def create_app(model: ChatModel, config: ServeConfig | None = None) -> Starlette
     handlers: dict[Any, Callable[[Request, Any], Awaitable[Response]]] = {
         ApiError: _api_error, HTTPException: _http_error,
     }
-    middleware = [Middleware(_Guard, config=service.config)]
+    middleware = [Middleware(Guard, config=service.config)]
     if service.config.allowed_origins:
         middleware.append(Middleware(
             CORSMiddleware, allow_origins=list(service.config.allowed_origins),
@@ -232,62 +99,6 @@ def create_app(model: ChatModel, config: ServeConfig | None = None) -> Starlette
                     middleware=middleware)
     app.state.service = service
     return app
-
-
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
-"""The host names a server without an API key answers to (see ``ServeConfig.allowed_hosts``)."""
-
-
-class _Guard:
-    """Checks every request before a route sees it, answering in OpenAI's error shape: the
-    ``Host`` (DNS rebinding), the ``Origin`` (a page of another site) and, for a body, that it
-    is JSON (a browser sends a cross-site form or ``text/plain`` body without asking first)."""
-
-    def __init__(self, app: Any, config: ServeConfig) -> None:
-        self.app, self.config = app, config
-        hosts = config.allowed_hosts
-        if hosts is None and config.api_key is None:
-            hosts = LOOPBACK_HOSTS
-        self.hosts = None if hosts is None else {h.strip("[]").lower() for h in hosts}
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            server = scope.get("server") or ("", None)
-            refusal = self.refusal(Headers(scope=scope), scope.get("method", "GET"),
-                                   str(server[0]).lower())
-            if refusal is not None:
-                await _api_error_response(refusal)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-    def refusal(self, headers: Headers, method: str, address: str = "") -> ApiError | None:
-        """Why the request is refused, or ``None``; ``address``: the server's address the
-        request came in on (an allowed host)."""
-        host = _host_name(headers.get("host", ""))
-        if self.hosts is not None and host not in self.hosts and host != address:
-            return ApiError(403, f"This server does not answer to the host {host[:100]!r}; start "
-                            "it with --allow-host (or an --api-key) to allow it.",
-                            code="host_not_allowed")
-        origin = headers.get("origin")
-        if origin is not None and origin not in self.config.allowed_origins:
-            return ApiError(403, f"Requests from web pages of {origin[:100]!r} are not allowed; "
-                            "start the server with --allow-origin to allow them.",
-                            code="origin_not_allowed")
-        if method == "POST":
-            media = headers.get("content-type", "").split(";")[0].strip().lower()
-            if media != "application/json":
-                return ApiError(415, "Send the request body as JSON with the header "
-                                "'Content-Type: application/json'.",
-                                code="unsupported_media_type")
-        return None
-
-
-def _host_name(host: str) -> str:
-    """The name or address of a ``Host`` header, without the port (``[::1]:8000`` -> ``::1``)."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1:].split("]", 1)[0]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 class _Service:
@@ -655,12 +466,7 @@ def _is_json(data: bytes) -> bool:
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
-    return _api_error_response(exc)
-
-
-def _api_error_response(exc: ApiError) -> Response:
-    return JSONResponse(error_body(exc.message, exc.kind, exc.param, exc.code),
-                        status_code=exc.status, headers=exc.headers)
+    return error_response(exc)
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:

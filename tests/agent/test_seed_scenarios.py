@@ -319,7 +319,7 @@ def test_seeds_tasks_file_is_up_to_date() -> None:
 
 def test_seeds_tasks_file_scores_the_reference_runs(tmp_path: Path) -> None:
     from react_agent.cli import load_toolbox
-    from react_agent.harness._batch import load_tasks, run_batch
+    from react_agent.harness import load_tasks, run_batch
 
     tasks = load_tasks(ROOT / "examples" / "tasks" / "seeds.jsonl")
     assert sum(len(t.all_turns()) for t in tasks) == len(TURNS)

@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 
 from react_agent import Agent, ConfigError, RunResult, Toolbox
 from react_agent.cli import main
-from react_agent.harness import load_tasks, read_trace
-from react_agent.harness._batch import (
+from react_agent.harness import (
     BatchTask,
     latest_records,
+    load_tasks,
     read_records,
+    read_trace,
     run_batch,
     summary_table,
 )

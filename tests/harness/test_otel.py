@@ -299,7 +299,7 @@ def test_runs_at_once_keep_their_own_spans(provider: TracerProvider,
 def test_serve_requests_get_a_span(provider: TracerProvider,
                                    exporter: InMemorySpanExporter) -> None:
     openai = pytest.importorskip("openai")
-    from react_agent.serve._app import ServeConfig, create_app, running
+    from react_agent.serve import ServeConfig, create_app, running
 
     model = ScriptedModel([REPLIES[2], "no JSON", json.dumps(
         {"thought": "t", "action": {"final_answer": "18"}})])
@@ -373,9 +373,10 @@ def test_the_provider_from_the_environment(monkeypatch: pytest.MonkeyPatch,
 def test_run_otel_on_the_command_line(monkeypatch: pytest.MonkeyPatch, provider: TracerProvider,
                                       exporter: InMemorySpanExporter) -> None:
     from react_agent import cli
+    from react_agent.cli import _session  # where the command line makes its model and spans
 
-    monkeypatch.setattr(cli, "make_model", lambda *a, **k: ScriptedModel(REPLIES[3:]))
-    monkeypatch.setattr(cli, "global_tracer_provider", lambda: provider)
+    monkeypatch.setattr(_session, "make_model", lambda *a, **k: ScriptedModel(REPLIES[3:]))
+    monkeypatch.setattr(_session, "global_tracer_provider", lambda: provider)
     assert cli.main(["run", "--otel", "--otel-content", "--quiet", TASK]) == 0
     agent = next(s for s in exporter.get_finished_spans() if s.name.startswith("invoke_agent"))
     assert TASK in str(dict(agent.attributes or {})["gen_ai.input.messages"])

@@ -20,11 +20,9 @@ from typing import Any
 
 import pytest
 
-from react_agent import Agent, ConfigError, RunResult, ScriptedModel, Toolbox
+from react_agent import Agent, RunResult, ScriptedModel, Toolbox
 from react_agent.harness import (
-    SECRET_PATTERNS,
     BatchTask,
-    Redactor,
     TraceWriter,
     ViewEntry,
     load_view,
@@ -152,17 +150,6 @@ def test_secrets_are_masked(trace_file: Path) -> None:
     assert "Paris" not in custom
 
 
-def test_redactor_masks_arguments_values_and_pairs() -> None:
-    redactor = Redactor(["token"], [*SECRET_PATTERNS, r"\d{3}-\d{4}"])
-    text = ('{"token": "abc\\"def", \'token\': \'x\', token=zzz&a=1 call 555-1234 '
-            "key sk-proj-0123456789abcdefXYZ")
-    masked = redactor.text(text)
-    assert masked == ('{"token": "[redacted]", \'token\': \'[redacted]\', token=[redacted]&a=1 '
-                      "call [redacted] key [redacted]")
-    with pytest.raises(ConfigError, match="regular expression"):
-        Redactor(patterns=["(unclosed"])
-
-
 def test_long_texts_are_cut_with_their_size(tmp_path: Path) -> None:
     huge = "z" * 300_000
     replies = [json.dumps({"thought": "t", "action": {"final_answer": huge}})]
@@ -225,15 +212,6 @@ def test_several_traces_and_a_cut_one(tmp_path: Path) -> None:
     assert "3 runs" in render_view(entries)
 
 
-def test_what_is_not_a_trace_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "x.jsonl"
-    path.write_text('{"hello": 1}\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match="neither a trace"):
-        load_view(path)
-    with pytest.raises(ConfigError, match="Cannot read"):
-        load_view(tmp_path / "missing.jsonl")
-
-
 def test_a_reviewed_draft_is_a_draft_in_its_header_and_its_body() -> None:
     """The draft the review asked for again is named the same way in the step's header, in
     the timeline and in its body; the review's answer is the final one."""
@@ -255,26 +233,6 @@ def test_a_reviewed_draft_is_a_draft_in_its_header_and_its_body() -> None:
     assert '<span class="what">reviewed answer: reviewed text</span>' in timeline
 
 
-@pytest.mark.parametrize(("record", "message"), [
-    ('{"id": "a", "seconds": ' + "9" * 400 + ', "result": null}',
-     "line 1: record.seconds: expected a number in range, got a number of 400 digits"),
-    ('{"id": "a", "passed": "yes", "result": null}',
-     "line 1: record.passed: expected true or false, got a string ('yes')"),
-    ('{"id": "a", "turns": [3], "result": null}',
-     "line 1: record.turns[0]: expected an object, got 3"),
-    ('{"id": "a", "result": {"task": "t", "status": "final_answer", "steps": [{"index": 1, '
-     '"tool_calls": [], "model_seconds": Infinity}]}}',
-     "line 1: result.steps[0].model_seconds: expected a finite number, got Infinity"),
-])
-def test_a_results_record_of_the_wrong_shape_is_refused(tmp_path: Path, record: str,
-                                                        message: str) -> None:
-    path = tmp_path / "r.jsonl"
-    path.write_text(record + "\n", encoding="utf-8")
-    with pytest.raises(ConfigError) as exc:
-        load_view(path)
-    assert str(exc.value).startswith(f"{path}, {message}")
-
-
 # -- the command line ---------------------------------------------------------------------------
 def test_view_command(trace_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from react_agent.cli import main
@@ -292,7 +250,7 @@ def test_run_html_writes_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     def scripted(*args: Any, **kwargs: Any) -> ScriptedModel:
         return ScriptedModel([*REPLIES[:1], ModelReply(REPLIES[-1], 10, 5, "stop")])
 
-    monkeypatch.setattr(cli, "make_model", scripted)
+    monkeypatch.setattr(cli._session, "make_model", scripted)
     tools = tmp_path / "tools.py"
     tools.write_text(TOOLS_MODULE, encoding="utf-8")
     out = tmp_path / "run.html"
@@ -307,7 +265,7 @@ def test_run_html_writes_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             raise KeyboardInterrupt
         return ScriptedModel([REPLIES[0], ctrl_c])
 
-    monkeypatch.setattr(cli, "make_model", interrupted)  # Ctrl-C during the second step
+    monkeypatch.setattr(cli._session, "make_model", interrupted)  # Ctrl-C during the second step
     code = cli.main(["run", "--tools", f"{tools}:toolbox", "--html", str(out), "--quiet",
                      "Weather in Paris?"])
     assert code == 130
@@ -531,3 +489,19 @@ def test_a_call_set_aside_in_an_old_file_is_shown_as_a_note_not_a_failure() -> N
     assert '<span class="badge note">get_weather: set_aside</span>' in first.group()
     assert '<span class="badge bad">get_weather: tool_error</span>' in second.group()
     assert '<span class="badge note">get_weather: my_code</span>' in page
+
+
+def test_every_piece_of_the_page_markup_is_used_and_none_is_missing() -> None:
+    """The page's markup lives in ``_view_assets/`` (page.html, parts.html): each piece the
+    code asks for is there, none is left unused, and each fills in to HTML with no ``$`` of
+    the template left (a misspelt placeholder raises)."""
+    from react_agent.harness import _view
+
+    code = Path(_view.__file__).read_text(encoding="utf-8")
+    asked = set(re.findall(r'_part\(\s*"(\w+)"', code))
+    assert asked == set(_view._parts())
+    for name, template in _view._parts().items():
+        names = {m.group("named") or m.group("braced")
+                 for m in template.pattern.finditer(template.template)} - {None}
+        filled = template.substitute(dict.fromkeys(names, "<x>"))
+        assert "$" not in filled and filled.startswith("<") and filled.endswith(">"), name

@@ -205,7 +205,8 @@ def test_restored_prefixes_give_the_replies_of_a_fresh_model(
     import logging
 
     from react_agent.models import LlamaCppModel
-    from react_agent.models._prompt_cache import read_entry, save_state, state_key, write_entry
+    from react_agent.models._canonical_start import save_state
+    from react_agent.models._prompt_cache import read_entry, state_key, write_entry
 
     short = {"role": "system", "content": "You answer in one short sentence."}
     facts = {"role": "system", "content": "Use these facts.\n" + FACTS}

@@ -209,6 +209,8 @@ AROUND.add("glued", "Sure" + env(SHELF) + "Thanks",
 AROUND.add("inline-fences", "```json " + env(SHELF) + "``` ```json " +
            env({"final_answer": "Forty."}) + "```",
            Calls(("shelf_stock", {"aisle": 4, "bin": "B-12"})))
+AROUND.add("inline-fence-then-words", "```json " + env({"final_answer": "Forty."}) +
+           " as you asked.", Error("quoted"))
 AROUND.add("invented-observation", env(SHELF) + "\nObservation: 40\n" +
            env({"final_answer": "Forty."}), Calls(("shelf_stock", {"aisle": 4, "bin": "B-12"})))
 AROUND.add("quoted-call-then-real", 'I could call {"name": "list_shelves", "args": {}} first, '

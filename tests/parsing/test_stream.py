@@ -120,6 +120,35 @@ def test_the_envelope_may_follow_prose_or_a_fence(before: str) -> None:
     assert out == "Paris, 18 °C" and stream.done
 
 
+INLINE = '{"thought": "t", "action": {"final_answer": "Paris, 18 °C"}}'
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```json " + INLINE + " as you asked.",  # the parser: quoted in a sentence
+        "~~~json " + INLINE + " as you asked.",
+        "> ```json " + INLINE + " as you asked.",
+        "```json " + INLINE + "```",  # the parser: fenced
+        "```json " + INLINE + "\n```",
+        "`" + INLINE + "` is the reply.",
+    ],
+    ids=["backticks-then-words", "tildes-then-words", "quoted-fence-then-words", "inline-fence",
+         "fence-line", "code-span"],
+)
+def test_a_value_on_a_fence_line_streams_only_what_the_parser_reads(reply: str) -> None:
+    """The stream and the parser read the words before a value with the same decoration: a
+    fence opened on the value's line is words before it, and the parser may find the value
+    quoted (the stream once handed out its answer as if the fence stood on a line of its own)."""
+    try:
+        parsed = parse_reply(reply).final_answer
+    except OutputParseError:
+        parsed = None
+    out, _ = feed_all(reply, list(range(0, len(reply), 2)))
+    assert (parsed or "").startswith(out)
+    assert out == "" or parsed is not None
+
+
 def test_stream_answer_skips_a_tool_argument_named_final_answer() -> None:
     toolbox = Toolbox()
     toolbox.add(lambda final_answer: "saved", name="save", description="Save a draft.")

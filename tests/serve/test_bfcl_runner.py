@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from react_agent.models import ScriptedModel
-from react_agent.serve._app import ServeConfig, create_app, running
+from react_agent.serve import ServeConfig, create_app, running
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARK = ROOT / "benchmarks" / "bfcl.py"

@@ -25,7 +25,7 @@ from probes import CountingListener, opened
 from react_agent.errors import ConfigError
 from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
 from react_agent.policies import Policy, default_policies
-from react_agent.serve._app import ServeConfig, create_app, running, server_options
+from react_agent.serve import ServeConfig, create_app, running, server_options
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather of a city.",

@@ -1,0 +1,66 @@
+"""``react-agent serve``: the OpenAI-compatible endpoint (on loopback unless ``--api-key``)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from typing import Any
+
+from ..errors import ConfigError, ModelError, install_hint
+from ..harness import OtelMiddleware, global_tracer_provider, safe
+from ..models import OpenAIChatModel
+from ._session import make_model
+
+
+def serve(args: argparse.Namespace) -> int:
+    if args.api_key is not None and not args.api_key.strip():
+        raise ConfigError("--api-key is empty: give the key clients must send (Authorization: "
+                          "Bearer KEY), or leave --api-key out on a loopback address.")
+    if not args.api_key and not _is_loopback(args.host):
+        raise ConfigError(
+            f"--host {args.host} exposes the model beyond this machine: also pass --api-key KEY "
+            "(clients then send Authorization: Bearer KEY)."
+        )
+    try:
+        import uvicorn
+
+        from ..serve import LOOPBACK_HOSTS, ServeConfig, create_app, server_options
+    except ImportError as exc:
+        raise ConfigError(
+            f"serve needs the serve extra ({exc.name} is missing): {install_hint('serve')}."
+        ) from exc
+    config = ServeConfig(
+        api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,
+        max_connections=args.max_connections,
+        max_parse_retries=args.max_parse_retries, thoughts=not args.no_thoughts,
+        allowed_hosts=None if args.allow_host is None else
+        (*LOOPBACK_HOSTS, *args.allow_host),
+        allowed_origins=tuple(args.allow_origin),
+    )
+    spec = args.model
+    if not args.base_url and spec.endswith(".gguf") and not spec.startswith("local:"):
+        spec = f"local:{spec}"  # serve --model FILE.gguf
+    model = make_model(spec, args.base_url, args.backend_api_key, args.max_tokens)
+    if isinstance(model, OpenAIChatModel):
+        try:
+            model.model_name()  # which model the server serves, asked now if not given
+        except ModelError as exc:
+            print(f"react-agent: warning: {safe(str(exc))}", file=sys.stderr)
+    app: Any = create_app(model, config)
+    if args.otel:
+        app = OtelMiddleware(app, global_tracer_provider(), model=model.name)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Serving {model.name} at http://{shown}:{args.port}/v1 (OpenAI-compatible; "
+          "Ctrl-C stops it)", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", **server_options(config))
+    return 0
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

