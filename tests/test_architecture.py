@@ -44,7 +44,7 @@ ORDER = [
     "events", "engine._protocol", "engine._facts", "engine._run", "engine._loop", "engine",
     "policies._constrained", "policies._answer_floor", "policies._repeat",
     "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
-    "policies._review", "policies._routing", "policies._unknown_args",
+    "policies._review", "policies._routing", "policies._unknown_args", "policies._announced",
     "policies._best_effort", "policies",
     "config",
     # 6. the agent: model I/O, conversations, the facade

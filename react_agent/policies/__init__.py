@@ -17,6 +17,8 @@ In the order their hooks are called:
 :class:`RepeatSetAside`       sets aside a reply that repeats calls whose results the run has
 :class:`HoldDependentCalls`   holds a call whose values wait for another call's result
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
+:class:`AnnouncedAction`      sends back a final answer that announces an action (not by
+                              default)
 :class:`Review`               asks again, in a focused call, for a draft answer with a fault
 :class:`BestEffortAnswer`     asks for a final answer when the steps are used up
 ============================  ===============================================================
@@ -28,6 +30,7 @@ from collections.abc import Iterable
 
 from ..engine import Policy
 from ..errors import ConfigError
+from ._announced import AnnouncedAction
 from ._answer_floor import AnswerFloor
 from ._best_effort import BestEffortAnswer
 from ._constrained import CONSTRAINED_MODES, Constrained
@@ -40,7 +43,7 @@ from ._unknown_args import DropUnknownArgs
 
 BUILT_IN: dict[str, type[Policy]] = {policy.name: policy for policy in (
     Routing, Constrained, AnswerFloor, DropUnknownArgs, RepeatSetAside, HoldDependentCalls,
-    GroundContacts, Review, BestEffortAnswer,
+    GroundContacts, AnnouncedAction, Review, BestEffortAnswer,
 )}
 """The built-in policies by name, in the order their hooks are called."""
 
@@ -93,7 +96,8 @@ def default_policies(
 
 
 __all__ = [
-    "BUILT_IN", "CONSTRAINED_MODES", "ORDER", "REVIEW_MODES", "ROUTING_MODES", "AnswerFloor",
+    "BUILT_IN", "CONSTRAINED_MODES", "ORDER", "REVIEW_MODES", "ROUTING_MODES", "AnnouncedAction",
+    "AnswerFloor",
     "BestEffortAnswer", "Constrained", "DropUnknownArgs", "GroundContacts", "HoldDependentCalls",
     "Policy", "RepeatSetAside", "Review", "Routing", "default_policies",
 ]

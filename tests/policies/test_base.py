@@ -42,6 +42,7 @@ from react_agent.harness._display import Printer
 from react_agent.models import ScriptedModel
 from react_agent.policies import (
     ORDER,
+    AnnouncedAction,
     AnswerFloor,
     BestEffortAnswer,
     Constrained,
@@ -129,8 +130,8 @@ def names(policies: list[Policy] | tuple[Policy, ...]) -> list[str]:
 def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None:
     assert names(default_policies()) == ["constrained", "answer_floor", "repeat", "held_calls",
                                          "ground_contacts", "review", "best_effort"]
-    # routing and unknown_args: opt-in
-    assert names(default_policies()) == [n for n in ORDER if n not in ("routing", "unknown_args")]
+    opt_in = ("routing", "unknown_args", "announced")
+    assert names(default_policies()) == [n for n in ORDER if n not in opt_in]
     assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
     assert default_policies() is not default_policies()  # a new list each time
     assert Agent(ScriptedModel([])).policies == tuple(default_policies())
@@ -226,6 +227,14 @@ def _ground_contacts(policies: list[Policy]) -> tuple[RunResult, Any]:
     return Agent(model, toolbox, policies=policies).run("Email Ann Lee: hi"), sent
 
 
+def _announced(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, sent = directory_and_mail()
+    model = ScriptedModel([final("I will send the email to Ann now."),
+                           act("send_email", to="ann@example.com", body="hi"), final("Sent.")])
+    result = Agent(model, toolbox, policies=policies).run("Email ann@example.com: hi")
+    return result, sent
+
+
 def _review(policies: list[Policy]) -> tuple[RunResult, Any]:
     result, _ = run(weather_toolbox(), [act("get_weather", city="Paris"),
                                         final("Paris is warmer."), final("Paris: 18 °C.")],
@@ -251,6 +260,7 @@ SCENARIOS: dict[str, tuple[Callable[[list[Policy]], tuple[RunResult, Any]], list
     "repeat": (_repeat, [], ["set_aside"], ["repeated"]),  # else the loop's warning
     "held_calls": (_held_calls, [], ["weather Oldtown"], ["weather Oldtown", "convert 36.9"]),
     "ground_contacts": (_ground_contacts, [], [], ["ann@example.com"]),
+    "announced": (_announced, [AnnouncedAction()], ["ann@example.com"], []),
     "review": (_review, [], "Paris: 18 °C.", "Paris is warmer."),
     "best_effort": (_best_effort, [], "18 °C", None),
 }

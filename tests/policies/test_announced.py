@@ -1,0 +1,84 @@
+"""Tests for react_agent.policies._announced: a final answer that announces an action instead of
+reporting one is sent back once (:class:`~react_agent.policies.AnnouncedAction`)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import act, directory_and_mail, final, weather_and_units
+
+from react_agent import Agent, Step, Toolbox
+from react_agent.events import AnswerToken
+from react_agent.models import ScriptedModel
+from react_agent.policies import AnnouncedAction, default_policies
+from react_agent.policies._announced import announcement
+
+
+def _mail() -> Toolbox:
+    return directory_and_mail()[0]
+
+
+@pytest.mark.parametrize("answer", [
+    "I will send the email to Ann now.",
+    "Sure. I'll email Ann the agenda.",
+    "Let me send that message to Ann right away.",
+    "I am going to write to Ann about it.",
+    "我这就给安发邮件。",
+    "好的，我会给安发一封邮件。",
+])
+def test_an_announced_action_a_tool_could_take_is_found(answer: str) -> None:
+    assert announcement(answer, _mail(), set(), "Tell Ann the meeting moved.") is not None
+
+
+@pytest.mark.parametrize(("answer", "said", "called"), [
+    ("I sent the email to Ann.", "Email Ann", set()),  # done, reported
+    ("Let me know if you need anything else.", "Email Ann", set()),
+    ("I'll be happy to help with anything else.", "Email Ann", set()),
+    ("I will need Ann's address to send it.", "Email Ann", set()),
+    ("If you like, I will send the email now.", "Email Ann", set()),
+    ("Once you confirm, I'll send it.", "Email Ann", set()),
+    ("I will send the email.", "Email Ann", {"send_email", "find_person"}),  # every tool called
+    ("I'll reach out to Ann myself.", "No email, I'll reach out to Ann myself.", set()),  # theirs
+    ("I'll take a jacket tomorrow.", "Should I take a jacket?", set()),  # no tool does that
+    ("It is 18 °C in Paris.", "Weather?", set()),
+])
+def test_an_answer_that_announces_nothing_a_tool_does_is_left_alone(
+        answer: str, said: str, called: set[str]) -> None:
+    assert announcement(answer, _mail(), called, said) is None
+
+
+def test_the_model_is_asked_to_act_and_the_run_ends_with_what_was_done() -> None:
+    toolbox, sent = directory_and_mail()
+    model = ScriptedModel([final("I will send the email to Ann now."),
+                           act("send_email", to="ann@example.com", body="moved"),
+                           final("I sent Ann the email.")])
+    events: list[object] = []
+    result = Agent(model, toolbox, policies=[AnnouncedAction()], callbacks=[events.append],
+                   stream=True).run("Email ann@example.com that the meeting moved.")
+    assert sent == ["ann@example.com"]
+    assert result.final_answer == "I sent Ann the email."
+    first = result.steps[0]
+    assert first.records["announced"] == {"sentence": "I will send the email to Ann now."}
+    assert [note[:2] for note in first.notes] == [["announced", "Announced"]]
+    feedback = model.calls[1][-1]["content"]
+    assert "nothing has been done" in feedback and "I will send the email" in feedback
+    streamed = "".join(e.text for e in events if isinstance(e, AnswerToken))
+    assert streamed == "I sent Ann the email."  # the answer sent back was not streamed
+    assert Step.from_dict(first.to_dict()).records == first.records
+
+
+def test_it_asks_once_per_run_then_takes_the_answer() -> None:
+    toolbox, sent = directory_and_mail()
+    model = ScriptedModel([final("I will send the email to Ann now."),
+                           final("I will send the email to Ann soon.")])
+    agent = Agent(model, toolbox, policies=[AnnouncedAction()])
+    result = agent.run("Email ann@example.com that the meeting moved.")
+    assert sent == [] and result.status == "final_answer"
+    assert result.final_answer == "I will send the email to Ann soon."
+    assert sum("announced" in s.records for s in result.steps) == 1
+
+
+def test_it_is_off_by_default() -> None:
+    toolbox, _ = weather_and_units()
+    model = ScriptedModel([final("I will convert it for you.")])
+    result = Agent(model, toolbox, policies=default_policies(off=["review"])).run("Convert 3 C")
+    assert result.final_answer == "I will convert it for you."
