@@ -23,7 +23,8 @@ _ANNOUNCE = re.compile(
     r"(?P<verb>[A-Za-z]+)(?P<rest>[^.!?\n]{0,80})",
     re.IGNORECASE,
 )
-_ANNOUNCE_ZH = re.compile(r"(?:我(?:会|将|这就|马上|现在就|来)|让我|接下来我)(?P<rest>[^。！？\n]{1,40})")
+_ANNOUNCE_ZH = re.compile(
+    r"(?:我(?:会|将|这就|马上|现在就|来)|让我|接下来我)(?P<rest>[^。！？\n]{1,40})")
 _OFFER = re.compile(r"\b(?:if\s+you|would\s+you|do\s+you\s+want|shall\s+I|once\s+you|when\s+you|"
                     r"as\s+soon\s+as\s+you)\b|如果您?|需要的话|是否", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
@@ -106,7 +107,8 @@ def announcement(answer: Any, toolbox: Toolbox, called: set[str], said: str) -> 
     words = set().union(*(terms(f"{t.name} {t.description}") for t in uncalled))
     words |= {w for kind in _KINDRED if kind & words for w in kind}
     said_folded = " ".join(said.casefold().split())
-    for sentence in _SENTENCE.findall(answer[:4000]):
+    sentences: list[str] = _SENTENCE.findall(answer[:4000])
+    for sentence in sentences:
         if _OFFER.search(sentence):
             continue
         for match in _ANNOUNCE.finditer(sentence):
