@@ -291,7 +291,8 @@ def endpoint(row: str, python: Path, work: Path, args: argparse.Namespace,
     url = f"http://127.0.0.1:{port}/v1"
     if row == "serve":
         command = [str(python), "-m", "react_agent", "serve", "--host", "127.0.0.1",
-                   "--port", str(port), "--max-tokens", str(MAX_TOKENS), "--api-key", API_KEY]
+                   "--port", str(port), "--max-tokens", str(MAX_TOKENS),
+                   *[a for arg in args.serve_arg for a in arg.split()], "--api-key", API_KEY]
         info.update(command=[*command[1:-1], "KEY"], model=str(args.gguf), threads=threads,
                     max_tokens=MAX_TOKENS)
         with started(command, url, work / "serve.log", bench_env(python)) as up:
@@ -387,6 +388,9 @@ def main() -> None:
                         help="items per category, from items 0-149 (default 50), or 'all'")
     parser.add_argument("--multi-turn", type=parse_sample, default=0, metavar="N|all",
                         help=f"also {MULTI_TURN}, N items from 0-149, or 'all' (default: off)")
+    parser.add_argument("--serve-arg", action="append", default=[], metavar="ARGS",
+                        help="options for the serve row's react-agent serve (repeatable), e.g. "
+                             "--serve-arg '--with-policy unknown_args'")
     parser.add_argument("--split", choices=("test", "tune"), default="test",
                         help="sample items 0-149 (test, the untouched split: report with it) "
                              "or 150-199 (tune: try changes on it)")

@@ -845,3 +845,19 @@ def test_the_cli_reference_names_every_option() -> None:
                if option.startswith("--") and option != "--help" and f"`{option}" not in doc]
     missing += [name for name in commands.choices if f"## `{name}`" not in doc]
     assert missing == []
+
+
+def test_serve_takes_policies_on_and_off_for_its_turns(capsys: pytest.CaptureFixture[str]) -> None:
+    from react_agent.cli._serve import serve_policies
+    from react_agent.models import ScriptedModel
+
+    model = ScriptedModel([])
+    assert serve_policies(model, [], []) is None  # serve's own defaults
+    names = [p.name for p in serve_policies(model, ["unknown_args"], ["held_calls"]) or []]
+    assert "unknown_args" in names and "held_calls" not in names
+    assert "review" not in names and "best_effort" not in names  # never in a turn
+    with pytest.raises(ConfigError, match="does not run in serve"):
+        serve_policies(model, ["review"], [])
+    with pytest.raises(SystemExit):
+        main(["serve", "--with-policy", "unknown_arg"])  # a typo: argparse's choices
+    assert "unknown_args" in capsys.readouterr().err

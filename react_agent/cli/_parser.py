@@ -249,6 +249,14 @@ def _serve_command(sub: _Commands) -> None:
     serve.add_argument("--otel", action="store_true",
                        help="an OpenTelemetry span per request, configured by the OTEL_* "
                             "environment variables (the otel extra; see docs/view.md)")
+    serve.add_argument(
+        "--with-policy", action="append", default=[], choices=ORDER, metavar="NAME",
+        help="add a small-model policy to each turn (repeatable), e.g. unknown_args",
+    )
+    serve.add_argument(
+        "--without-policy", action="append", default=[], choices=ORDER, metavar="NAME",
+        help="leave out a policy a turn has by default (repeatable), e.g. held_calls",
+    )
 
 
 def _tools_command(sub: _Commands) -> None:

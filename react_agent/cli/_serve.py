@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError, ModelError, install_hint
 from ..harness import OtelMiddleware, global_tracer_provider, safe
 from ..models import OpenAIChatModel
+from ..policies import BUILT_IN, Policy, default_policies
 from ._session import make_model
 
 
@@ -30,6 +32,7 @@ def serve(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"serve needs the serve extra ({exc.name} is missing): {install_hint('serve')}."
         ) from exc
+    model = _model(args)
     config = ServeConfig(
         api_key=args.api_key, concurrency=args.concurrency, queue=args.queue,
         max_connections=args.max_connections,
@@ -37,11 +40,8 @@ def serve(args: argparse.Namespace) -> int:
         allowed_hosts=None if args.allow_host is None else
         (*LOOPBACK_HOSTS, *args.allow_host),
         allowed_origins=tuple(args.allow_origin),
+        policies=serve_policies(model, args.with_policy, args.without_policy),
     )
-    spec = args.model
-    if not args.base_url and spec.endswith(".gguf") and not spec.startswith("local:"):
-        spec = f"local:{spec}"  # serve --model FILE.gguf
-    model = make_model(spec, args.base_url, args.backend_api_key, args.max_tokens)
     if isinstance(model, OpenAIChatModel):
         try:
             model.model_name()  # which model the server serves, asked now if not given
@@ -55,6 +55,32 @@ def serve(args: argparse.Namespace) -> int:
           "Ctrl-C stops it)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", **server_options(config))
     return 0
+
+
+def serve_policies(model: Any, with_policy: Sequence[str], without_policy: Sequence[str]
+                   ) -> list[Policy] | None:
+    """The policies of each turn for ``--with-policy`` / ``--without-policy``: ``None`` (serve's
+    defaults) when neither is given.
+
+    Raises:
+        ConfigError: a policy asked for does not run in ``serve`` (it replaces a final answer
+            the client may already have streamed, or needs a step budget).
+    """
+    if not with_policy and not without_policy:
+        return None
+    use = [BUILT_IN[name]() for name in with_policy]
+    for policy in use:
+        if not policy.runs_in_serve:
+            raise ConfigError(f"--with-policy {policy.name}: this policy does not run in serve "
+                              "(it replaces a final answer or needs a step budget).")
+    return [p for p in default_policies(model, use=use, off=without_policy) if p.runs_in_serve]
+
+
+def _model(args: argparse.Namespace) -> Any:
+    spec = args.model
+    if not args.base_url and spec.endswith(".gguf") and not spec.startswith("local:"):
+        spec = f"local:{spec}"  # serve --model FILE.gguf
+    return make_model(spec, args.base_url, args.backend_api_key, args.max_tokens)
 
 
 def _is_loopback(host: str) -> bool:
