@@ -390,7 +390,7 @@ def main() -> None:
                         help=f"also {MULTI_TURN}, N items from 0-149, or 'all' (default: off)")
     parser.add_argument("--serve-arg", action="append", default=[], metavar="ARGS",
                         help="options for the serve row's react-agent serve (repeatable), e.g. "
-                             "--serve-arg '--with-policy unknown_args'")
+                             "--serve-arg='--with-policy unknown_args'")
     parser.add_argument("--split", choices=("test", "tune"), default="test",
                         help="sample items 0-149 (test, the untouched split: report with it) "
                              "or 150-199 (tune: try changes on it)")
