@@ -5,8 +5,8 @@ where: it prints each answer it would send back, for a person to judge.
     python benchmarks/announced.py RESULTS.jsonl ...    # also the final answers of run --tasks
 
 Recorded answers are judged with the toolbox of their task in ``examples/tasks`` (every tool of
-``examples/tasks/tools.py`` where the task is not one of the suites'), the tools they called,
-and the user's words; a results file's answers with their task's toolbox.
+``examples/tasks/tools.py`` where the task is not one of the suites') and the user's words; a
+results file's answers with their task's toolbox and task.
 """
 
 from __future__ import annotations
@@ -44,8 +44,7 @@ def main(files: list[str]) -> None:
         r = json.loads(line)
         parts = r["id"].split(":")
         box = boxes.get(parts[1] if len(parts) > 2 else parts[0], everything)
-        sentence = announcement(r["answer"], box, {c[0] for c in r["results"]},
-                                " ".join(r["user"]))
+        sentence = announcement(r["answer"], box, " ".join(r["user"]))
         seen += 1
         if sentence:
             fired += 1
@@ -58,9 +57,7 @@ def main(files: list[str]) -> None:
             box = boxes.get(r["id"])
             if box is None or not r.get("final_answer"):
                 continue
-            called = {res["name"] for s in r["result"]["steps"]
-                      for res in s.get("results", []) if res.get("ok")}
-            sentence = announcement(r["final_answer"], box, called, r["task"])
+            sentence = announcement(r["final_answer"], box, r["task"])
             seen += 1
             if sentence:
                 fired += 1

@@ -44,16 +44,16 @@ class AnnouncedAction(Policy):
     """A final answer that says what the agent is about to do ("I will pay the bill for you.",
     "Let me transfer the money now.", "我这就给他发邮件。") where a tool of the run could do it is
     sent back to the model once per run as an unusable reply: a final answer reports what was
-    done; to do it, call the tool now; if it cannot be done, say so. A run ends with an answer,
-    not a promise.
+    done; if it is done, say so; to do it, call the tool now; if it cannot be done, say why. A
+    run ends with an answer, not a promise.
 
     An announcement counts when a sentence of the answer says, in the first person, what the
     agent will do next ("I will", "I'll", "I'm going to", "let me", "我会", "我将", "让我", ...),
     that sentence is not an offer or a condition ("if you like, I will ...", "once you confirm,
     I'll ..."), the words after it are not the user's own words (the task's "I'll reach out
     myself" echoed back), and, for an English announcement, one of its words names a word of a
-    tool's name or description that was not called with success in this run ("send" of
-    ``send_email``). A Chinese announcement needs only an uncalled tool. While the policy may
+    tool's name or description, or a verb of the same kind ("pay" for a tool that sends money:
+    ``send_money``). A Chinese announcement needs only a tool in the run. While the policy may
     still act, a final answer is not streamed as answer tokens (it may be taken back).
 
     Args:
@@ -79,9 +79,7 @@ class AnnouncedAction(Policy):
         state = run.state(self)
         if reply.final_answer is None or state["asked"] >= self.max_asks:
             return reply
-        called = {r.call.name for r in run.facts.results if r.ok}
-        sentence = announcement(reply.final_answer, run.setup.toolbox, called,
-                                " ".join(run.facts.user))
+        sentence = announcement(reply.final_answer, run.setup.toolbox, " ".join(run.facts.user))
         if sentence is None:
             return reply
         state["asked"] += 1
@@ -89,22 +87,19 @@ class AnnouncedAction(Policy):
         run.note(step, self.name, "Announced", f"the final answer announces an action: "
                  f"{sentence!r}; asked to take it or to say why not")
         raise parse_error(
-            "announced", f"Its final answer says what you are about to do ({sentence!r}), but "
-            "nothing has been done: a final answer reports what was done. To do it, call the "
-            "tool now; if it cannot be done, give the final answer saying why.")
+            "announced", f"Its final answer says what you are about to do ({sentence!r}), but a "
+            "final answer reports what was done. If it is done, say so; to do it now, call the "
+            "tool; if it cannot be done, give the final answer saying why.")
 
 
-def announcement(answer: Any, toolbox: Toolbox, called: set[str], said: str) -> str | None:
-    """The first sentence of ``answer`` that announces an action a tool of ``toolbox`` not in
-    ``called`` could take (see :class:`AnnouncedAction`), or ``None``. ``said``: the user's
-    words; a phrase they wrote is theirs, not an announcement. Linear in the answer's length
-    (at most its first 4,000 characters are read)."""
-    if not isinstance(answer, str):
+def announcement(answer: Any, toolbox: Toolbox, said: str) -> str | None:
+    """The first sentence of ``answer`` that announces an action a tool of ``toolbox`` could
+    take (see :class:`AnnouncedAction`), or ``None``. ``said``: the user's words; a phrase they
+    wrote is theirs, not an announcement. Linear in the answer's length (at most its first
+    4,000 characters are read)."""
+    if not isinstance(answer, str) or len(toolbox) == 0:
         return None
-    uncalled = [t for t in toolbox.values() if t.name not in called]
-    if not uncalled:
-        return None
-    words = set().union(*(terms(f"{t.name} {t.description}") for t in uncalled))
+    words = set().union(*(terms(f"{t.name} {t.description}") for t in toolbox.values()))
     words |= {w for kind in _KINDRED if kind & words for w in kind}
     said_folded = " ".join(said.casefold().split())
     sentences: list[str] = _SENTENCE.findall(answer[:4000])

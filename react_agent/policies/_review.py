@@ -28,6 +28,7 @@ from ..engine import FINAL_ANSWER_SCHEMA, Policy, Query, Request, Run
 from ..errors import ConfigError, ModelError, OutputParseError
 from ..events import FinalAnswer, ParseFailed, ReplyParsed
 from ..types import Message, Step, ToolResult
+from ._announced import announcement
 from ._grounding import strings
 from ._restated import Misstated, Told, misstated, read_told
 
@@ -156,7 +157,8 @@ class Review(Policy):
 def _worse(run: Run, answer: str, draft: str | None, values: Returned | None = None,
            told: Told | None = None) -> bool:
     """Whether the focused ``answer`` has a fault by :func:`gaps` (or, with ``told``, by
-    :func:`~._restated.misstated`) that the ``draft`` it would replace does not have: trading
+    :func:`~._restated.misstated`; or it announces an action a tool could take,
+    :func:`~._announced.announcement`) that the ``draft`` it would replace does not have: trading
     one fault for another is no repair, and the draft came with the model's own reasoning.
     With no draft (a broken loop) it is never worse."""
     if draft is None:
@@ -164,9 +166,13 @@ def _worse(run: Run, answer: str, draft: str | None, values: Returned | None = N
     values = values if values is not None else returned(run.task, run.facts.results)
     gapped = functools.partial(gaps, run.task, results=run.facts.results, values=values)
 
+    said = " ".join(run.facts.user)
+
     def faults(text: str) -> set[str]:
         wrong = misstated(text, told) if told is not None else []
-        return set(gapped(text)) | {m.reason for m in wrong}
+        announced = announcement(text, run.setup.toolbox, said)
+        return set(gapped(text)) | {m.reason for m in wrong} | (
+            {"announces an action instead of reporting it"} if announced else set())
 
     return bool(faults(answer) - faults(draft))
 

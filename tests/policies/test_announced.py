@@ -26,24 +26,24 @@ def _mail() -> Toolbox:
     "好的，我会给安发一封邮件。",
 ])
 def test_an_announced_action_a_tool_could_take_is_found(answer: str) -> None:
-    assert announcement(answer, _mail(), set(), "Tell Ann the meeting moved.") is not None
+    assert announcement(answer, _mail(), "Tell Ann the meeting moved.") is not None
 
 
-@pytest.mark.parametrize(("answer", "said", "called"), [
-    ("I sent the email to Ann.", "Email Ann", set()),  # done, reported
-    ("Let me know if you need anything else.", "Email Ann", set()),
-    ("I'll be happy to help with anything else.", "Email Ann", set()),
-    ("I will need Ann's address to send it.", "Email Ann", set()),
-    ("If you like, I will send the email now.", "Email Ann", set()),
-    ("Once you confirm, I'll send it.", "Email Ann", set()),
-    ("I will send the email.", "Email Ann", {"send_email", "find_person"}),  # every tool called
-    ("I'll reach out to Ann myself.", "No email, I'll reach out to Ann myself.", set()),  # theirs
-    ("I'll take a jacket tomorrow.", "Should I take a jacket?", set()),  # no tool does that
-    ("It is 18 °C in Paris.", "Weather?", set()),
+@pytest.mark.parametrize(("answer", "said"), [
+    ("I sent the email to Ann.", "Email Ann"),  # done, reported
+    ("Let me know if you need anything else.", "Email Ann"),
+    ("I'll be happy to help with anything else.", "Email Ann"),
+    ("I will need Ann's address to send it.", "Email Ann"),
+    ("If you like, I will send the email now.", "Email Ann"),
+    ("Once you confirm, I'll send it.", "Email Ann"),
+    ("I'll reach out to Ann myself.", "No email, I'll reach out to Ann myself."),  # theirs
+    ("I'll take a jacket tomorrow.", "Should I take a jacket?"),  # no tool does that
+    ("It is 18 °C in Paris.", "Weather?"),
 ])
-def test_an_answer_that_announces_nothing_a_tool_does_is_left_alone(
-        answer: str, said: str, called: set[str]) -> None:
-    assert announcement(answer, _mail(), called, said) is None
+def test_an_answer_that_announces_nothing_a_tool_does_is_left_alone(answer: str, said: str
+                                                                      ) -> None:
+    assert announcement(answer, _mail(), said) is None
+    assert announcement("I will send the email.", Toolbox(), said) is None  # no tools
 
 
 def test_the_model_is_asked_to_act_and_the_run_ends_with_what_was_done() -> None:
@@ -60,7 +60,7 @@ def test_the_model_is_asked_to_act_and_the_run_ends_with_what_was_done() -> None
     assert first.records["announced"] == {"sentence": "I will send the email to Ann now."}
     assert [note[:2] for note in first.notes] == [["announced", "Announced"]]
     feedback = model.calls[1][-1]["content"]
-    assert "nothing has been done" in feedback and "I will send the email" in feedback
+    assert "reports what was done" in feedback and "I will send the email" in feedback
     streamed = "".join(e.text for e in events if isinstance(e, AnswerToken))
     assert streamed == "I sent Ann the email."  # the answer sent back was not streamed
     assert Step.from_dict(first.to_dict()).records == first.records

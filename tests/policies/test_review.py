@@ -194,6 +194,25 @@ def test_a_review_answer_that_trades_one_fault_for_another_keeps_the_draft(
     assert reviewed(result)[-1] and result.final_answer == "巴黎很暖和。"
 
 
+def test_a_review_answer_that_announces_an_action_keeps_the_draft() -> None:
+    """The focused call has no tools: an answer there that says what the agent will do ("I will
+    email Tom ...") replaces a draft that reported it done, and the run ends with a promise."""
+    from helpers import directory_and_mail
+
+    mail, sent = directory_and_mail()
+    replies = [act("send_email", to="tom@corp.example", body="lunch moves indoors"),
+               final("Sent."), final("I will email Tom that the lunch is moving indoors.")]
+    result = Agent(ScriptedModel(replies), mail, policies=ALWAYS).run(
+        "Email tom@corp.example: lunch indoors")
+    assert sent == ["tom@corp.example"] and reviewed(result)[-1]
+    assert result.final_answer == "Sent."
+    reported = [act("send_email", to="tom@corp.example", body="lunch moves indoors"),
+                final("Sent."), final("I emailed Tom: the lunch is moving indoors.")]
+    result = Agent(ScriptedModel(reported), mail, policies=ALWAYS).run(
+        "Email tom@corp.example: lunch indoors")
+    assert result.final_answer == "I emailed Tom: the lunch is moving indoors."
+
+
 def test_a_model_error_in_the_review_keeps_the_draft(toolbox: Toolbox) -> None:
     result, _ = run(toolbox, [act("get_weather", city="Paris"), final("18 °C in Paris.")],
                     policies=ALWAYS)
