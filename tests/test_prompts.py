@@ -42,6 +42,7 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "agent/calls_cut": {"count": "SAMPLE-COUNT", "limit": "SAMPLE-LIMIT"},
     "agent/call_budget": {"call": "SAMPLE-CALL", "limit": "SAMPLE-LIMIT"},
     "policies/held": {"names": "SAMPLE-NAMES"},
+    "policies/unknown_args": {"dropped": "SAMPLE-DROPPED"},
     "policies/final_answer": {"task": "SAMPLE-TASK"},
     "policies/review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS"},
     "conversation/summarize": {"conversation": "SAMPLE-CONVERSATION"},
