@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .tools._toolbox import Toolbox
+from .tools import Toolbox
 
 _SOURCE_DIR = Path(__file__).resolve().parent.parent / "prompts"
 

@@ -21,7 +21,7 @@ from ..errors import ModelError
 from ..events import AnswerToken, Event, ModelToken
 from ..models.base import ChatModel
 from ..parsing import FinalAnswerStream
-from ..tools._invoker import in_worker
+from ..tools import in_worker
 from ..types import ModelReply
 
 

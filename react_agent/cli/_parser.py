@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn, TypeAlias
 
-from .. import __version__
 from .._lexical import did_you_mean
+from .._version import __version__
 from ..harness import safe
 from ..policies import CONSTRAINED_MODES, ORDER, REVIEW_MODES, ROUTING_MODES, AnswerFloor
 

@@ -35,8 +35,7 @@ from ..events import (
     ToolFinished,
     ToolStarted,
 )
-from ..tools import Toolbox
-from ..tools._invoker import call_example
+from ..tools import Toolbox, call_example
 from ..types import Message, Reply, RunResult, Step, ToolCall, ToolResult
 from ._protocol import Invoke, Query, observation_message, signature
 from ._run import Request, Run, StopRun

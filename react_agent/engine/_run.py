@@ -64,8 +64,7 @@ from typing import Any, ClassVar
 from ..errors import ConfigError, OutputParseError
 from ..events import Event, ModelCallFinished, ModelCallStarted, PolicyNote
 from ..parsing import parse_error, parse_reply, strip_reasoning
-from ..tools import Toolbox
-from ..tools._invoker import argument_for_bare_value
+from ..tools import Toolbox, argument_for_bare_value
 from ..types import Message, ModelReply, Reply, RunResult, Status, Step, ToolCall, ToolResult
 from ._facts import Facts
 from ._protocol import Invoke, Query, observation_message, reply_schema, signature

@@ -17,6 +17,7 @@ from ._evaluation import EvalItem, load_suite, report, run_eval, scored, toolbox
 from ._otel import (
     OtelCallback,
     OtelMiddleware,
+    annotate_turn,
     global_tracer_provider,
     tracer_provider_from_env,
 )
@@ -30,8 +31,8 @@ from ._view_entries import ViewEntry, load_view
 __all__ = [
     "RERUN_STATUSES", "SECRET_PATTERNS", "AgentSetup", "BatchReport", "BatchTask", "EvalItem",
     "OtelCallback", "OtelMiddleware", "Printer", "Redactor", "TraceWriter", "ViewEntry",
-    "WorkerLocal", "check_run", "global_tracer_provider", "latest_records", "load_suite",
-    "load_tasks", "load_view", "progress_bar", "read_records", "read_trace", "render_view",
-    "replay_events", "report", "run_batch", "run_batch_ray", "run_eval", "safe", "scored",
-    "summary_table", "toolbox_from_specs", "tracer_provider_from_env", "write_view",
+    "WorkerLocal", "annotate_turn", "check_run", "global_tracer_provider", "latest_records",
+    "load_suite", "load_tasks", "load_view", "progress_bar", "read_records", "read_trace",
+    "render_view", "replay_events", "report", "run_batch", "run_batch_ray", "run_eval", "safe",
+    "scored", "summary_table", "toolbox_from_specs", "tracer_provider_from_env", "write_view",
 ]

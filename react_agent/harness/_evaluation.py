@@ -35,7 +35,7 @@ from .._persist import (
     read_json_lines,
     write_json_line,
 )
-from ..agent._agent import Agent
+from ..agent import Agent
 from ..errors import ConfigError, ModelError, ToolDefinitionError
 from ..events import ParseFailed, ReplyParsed, RunFinished, RunStarted
 from ..models.base import fresh_state

@@ -47,7 +47,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ConfigError, install_hint
 from ..events import (
     Event,

@@ -38,8 +38,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from .._persist import write_atomically
+from .._version import __version__
 from ..errors import ConfigError
 from ..types import RunResult, Step, ToolResult
 from ._display import safe

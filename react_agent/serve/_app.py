@@ -46,11 +46,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .._persist import loads
-from ..agent._model_io import aquery
+from ..agent import aquery
 from ..engine import Query
 from ..errors import ConfigError, ModelError
 from ..events import ModelToken
-from ..harness._otel import annotate_turn
+from ..harness import annotate_turn
 from ..models import OpenAIChatModel
 from ..models.base import ChatModel, ModelReply, estimate_tokens
 from ..types import Message, Step

@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..agent._model_io import advance, aquery
+from ..agent import advance, aquery
 from ..engine import Invoke, Query, Run, Setup, react
 from ..errors import OutputParseError
 from ..events import AnswerToken, ParseFailed, RunFinished

@@ -33,8 +33,6 @@ from ._arguments import (
     _what_to_change,
     control_character_problems,
 )
-from ._arguments import argument_for_bare_value as argument_for_bare_value  # re-exported
-from ._arguments import call_example as call_example  # re-exported
 from ._toolbox import Tool, Toolbox
 
 _T = TypeVar("_T")
