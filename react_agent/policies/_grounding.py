@@ -59,15 +59,18 @@ def unstated(
 ) -> list[str]:
     """The argument values of ``call`` that ``said`` (what the user said and the tools returned,
     case-folded; ``numbers``: the numbers in it) does not state: a string of 4 characters or
-    more that it does not hold, a number it does not hold other than a whole number up to 10 (a
-    count or an option such as ``days=3``), unless the value is one of the argument's ``enum``
-    in ``parameters`` (the tool's JSON Schema); for example an amount to convert made up
-    before the lookup that gives it, or an address written as a description."""
+    more that it does not hold, as written or with every run of characters other than letters
+    and digits as one space (``pet_friendly`` where ``said`` holds ``pet friendly``), a number
+    it does not hold other than a whole number up to 10 (a count or an option such as
+    ``days=3``), unless the value is one the argument's schema in ``parameters`` (the tool's
+    JSON Schema) lists (its or its items' ``enum``, its ``default``); for example an amount to
+    convert made up before the lookup that gives it, or an address written as a
+    description."""
     props = (parameters or {}).get("properties", {})
     missing = []
     for name, value in call.args.items():
         spec = props.get(name)
-        allowed = spec.get("enum", []) if isinstance(spec, dict) else []
+        allowed = _listed(spec)
         for _, leaf in leaves(value):
             if leaf in allowed or isinstance(leaf, bool):
                 continue
@@ -75,9 +78,23 @@ def unstated(
                 if float(leaf) not in numbers and not (float(leaf).is_integer() and
                                                        abs(leaf) <= 10):
                     missing.append(str(leaf))
-            elif len(leaf.strip()) > 3 and leaf.strip().casefold() not in said:
+            elif len(leaf.strip()) > 3 and leaf.strip().casefold() not in said \
+                    and " ".join(re.sub(r"[\W_]+", " ", leaf.casefold()).split()) not in said:
                 missing.append(leaf)
     return missing
+
+
+def _listed(spec: Any) -> list[Any]:
+    """The values an argument's schema lists: its ``enum``, its items' ``enum`` (an array of
+    listed values), and its ``default``."""
+    if not isinstance(spec, dict):
+        return []
+    items = spec.get("items")
+    listed = [*(spec.get("enum") or []),
+              *((items.get("enum") or []) if isinstance(items, dict) else [])]
+    if "default" in spec:
+        listed.append(spec["default"])
+    return [v for v in listed if isinstance(v, (str, int, float))]
 
 
 def _emails(text: str) -> list[str]:

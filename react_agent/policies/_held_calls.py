@@ -14,6 +14,25 @@ from ..types import Reply, Step, ToolCall
 from ._grounding import unstated
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+_SCALED = re.compile(r"(-?\d+(?:,\d{3})*(?:\.\d+)?)\s*(%|percent\b|per\s+cent\b|thousand\b|k\b|"
+                     r"million\b|mn\b|m\b|billion\b|bn\b|b\b|trillion\b|万|亿)", re.IGNORECASE)
+_SCALE = {"%": 0.01, "percent": 0.01, "per cent": 0.01, "thousand": 1e3, "k": 1e3, "million": 1e6,
+          "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "万": 1e4,
+          "亿": 1e8}
+_MONTHS = {m: n for n, names in enumerate((
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+    ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+    ("october", "oct"), ("november", "nov"), ("december", "dec")), 1) for m in names}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATES = (  # (pattern, the groups of year, month, day); a month by name or as a number
+    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I),
+     (3, 1, 2)),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b",
+                re.I), (3, 2, 1)),
+    (re.compile(r"\b(\d{4})[/.](\d{1,2})[/.](\d{1,2})\b"), (1, 2, 3)),
+    (re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})[日号]"), (1, 2, 3)),
+    (re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b"), (3, 1, 2)),  # and (3, 2, 1) below
+)
 
 
 class Said:
@@ -22,15 +41,15 @@ class Said:
     it."""
 
     def __init__(self, facts: Facts) -> None:
-        fold = str.casefold
-        self._user = Each(facts.user, fold)
-        self._ok = Each(facts.ok_observations, fold)
+        self._user = Each(facts.user, stated_forms)
+        self._ok = Each(facts.ok_observations, stated_forms)
         self._numbers = Gathered([facts.user, facts.ok_observations], numbers, set())
         self._said: tuple[int, int, str] = (0, 0, "")
 
     @property
     def text(self) -> str:
-        """The user's messages and the successful results, one text, case-folded."""
+        """The user's messages and the successful results, one text, in the forms of
+        :func:`stated_forms`."""
         user, ok = self._user(), self._ok()
         if self._said[:2] != (len(user), len(ok)):
             self._said = (len(user), len(ok), "\n".join([*user, *ok]))
@@ -44,8 +63,44 @@ class Said:
 
 
 def numbers(text: str) -> set[float]:
-    """The numbers in ``text``, as floats (thousands separators dropped)."""
-    return {float(n.replace(",", "")) for n in _NUMBER.findall(text)}
+    """The numbers in ``text``, as floats (thousands separators dropped), and the numbers they
+    stand for with a scale after them: "5%" is also 0.05, "$2 million" also 2000000, "3万"
+    also 30000."""
+    found = {float(n.replace(",", "")) for n in _NUMBER.findall(text)}
+    for number, scale in _SCALED.findall(text):
+        found.add(float(number.replace(",", "")) * _SCALE[" ".join(scale.casefold().split())])
+    return found
+
+
+def stated_forms(text: str) -> str:
+    """``text`` case-folded, then again with every run of characters other than letters and
+    digits as one space (``pet-friendly`` also reads ``pet friendly``, so an argument value
+    ``pet_friendly`` is stated), then each date it names in ISO form ("January 1, 2020",
+    "1 Jan 2020", "2020/1/1", "2020年1月1日" also read ``2020-01-01``; "01/02/2020" both
+    ``2020-01-02`` and ``2020-02-01``). Linear in the length of ``text``."""
+    folded = text.casefold()
+    return "\n".join([folded, squashed(folded), *_iso_dates(folded)])
+
+
+def squashed(text: str) -> str:
+    """``text`` with every run of characters other than letters and digits as one space."""
+    return " ".join(re.sub(r"[\W_]+", " ", text).split())
+
+
+def _iso_dates(text: str) -> list[str]:
+    found: list[str] = []
+    for pattern, (y, m, d) in _DATES:
+        for match in pattern.finditer(text):
+            month = match[m] if match[m].isdigit() else str(_MONTHS[match[m].casefold()])
+            found.append(_iso(match[y], month, match[d]))
+            if pattern is _DATES[-1][0]:
+                found.append(_iso(match[y], match[d], match[m]))
+    return [f for f in found if f]
+
+
+def _iso(year: str, month: str, day: str) -> str:
+    return f"{int(year):04d}-{int(month):02d}-{int(day):02d}" \
+        if 1 <= int(month) <= 12 and 1 <= int(day) <= 31 else ""
 
 
 @dataclass(frozen=True)

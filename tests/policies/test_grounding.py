@@ -164,14 +164,15 @@ def test_what_the_checks_read_follows_texts_that_come_after_a_first_read() -> No
     known, said = Known(facts), Said(facts)
     facts.told({"role": "system", "content": "Support line +1 555 010 9999."})
     facts.told({"role": "user", "content": "Find Ann's Email, and the price of 1,250 apples."})
-    assert said.text == "find ann's email, and the price of 1,250 apples."
+    assert said.text == ("find ann's email, and the price of 1,250 apples.\n"
+                         "find ann s email and the price of 1 250 apples")  # and squashed
     assert said.numbers == {1250.0}
     assert known.digits == ["15550109999"]
     facts.observed([result("Ann: ANN@Example.com, +44 20 7946 0958"), result("Price 3.5")])
     facts.observed([result("Error: no such item 77", ok=False, error="raised")])
     facts.observed([result("Error: 555 123 4567 is made up", ok=False, error="ungrounded")])
     facts.told({"role": "user", "content": "And 12 pears."})
-    assert said.text.split("\n") == [
+    assert said.text.split("\n")[::2] == [
         "find ann's email, and the price of 1,250 apples.", "and 12 pears.",
         "ann: ann@example.com, +44 20 7946 0958", "price 3.5",
     ]  # the user's words, then the successful results; a failed result says nothing

@@ -5,6 +5,7 @@ values nobody stated waits for the results of the others
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from helpers import WEATHER, final, several, weather_and_units
@@ -57,3 +58,43 @@ def test_no_call_waits_in_these_replies(calls: list[str], off: list[str]) -> Non
         "Oldtown in Fahrenheit?")
     assert len(ran) == 2 and "held_calls" not in result.steps[0].records
     assert "Not run yet" not in model.calls[1][-1]["content"]
+
+
+@pytest.mark.parametrize(("task", "args"), [
+    ("Invest $5000 at an annual rate of 5% for 7 years.", {"rate": 0.05}),
+    ("Net income of $2 million on equity of $10 million.", {"income": 2000000}),
+    ("营收3万元。", {"income": 30000}),
+    ("Lawsuits filed after January 1, 2020.", {"since": "2020-01-01"}),
+    ("Air quality on 25 December 2020, please.", {"since": "2020-12-25"}),
+    ("Air quality on 2020/12/25, please.", {"since": "2020-12-25"}),
+    ("A pet-friendly hotel, please.", {"features": ["pet_friendly"]}),
+    ("The area under x^2, please.", {"function": "x**2"}),
+])
+def test_a_value_the_task_states_in_other_words_does_not_wait(task: str, args: dict[str, Any]
+                                                               ) -> None:
+    """Percentages, amounts with a scale, dates in other forms and words joined by other marks
+    are stated: a right reply of independent calls runs whole (issue 41's misfire: BFCL's
+    parallel_multiple items with the right calls, held back)."""
+    from react_agent.engine import Facts
+    from react_agent.policies._grounding import unstated
+    from react_agent.policies._held_calls import Said
+
+    facts = Facts()
+    facts.told({"role": "user", "content": task})
+    said = Said(facts)
+    assert unstated(ToolCall("tool", args), said.text, said.numbers) == []
+    made_up = {k: (v + 1 if isinstance(v, (int, float)) else f"{v}x") for k, v in args.items()
+               if not isinstance(v, list)}
+    if made_up:
+        assert unstated(ToolCall("tool", made_up), said.text, said.numbers) != []
+
+
+def test_a_value_the_schema_lists_does_not_wait() -> None:
+    from react_agent.policies._grounding import unstated
+
+    schema = {"type": "object", "properties": {
+        "info": {"type": "array", "items": {"type": "string", "enum": ["Established Year"]}},
+        "method": {"type": "string", "default": "most accepted"}}}
+    call = ToolCall("park", {"info": ["Established Year"], "method": "most accepted"})
+    assert unstated(call, "tell me about the park", set(), schema) == []
+    assert unstated(call, "tell me about the park", set(), None) != []
