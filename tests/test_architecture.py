@@ -41,7 +41,8 @@ ORDER = [
     "models",
     # 5. events; the engine (protocol, run state, policy contract, loop core); the small-model
     # policies; options
-    "events", "engine._protocol", "engine._facts", "engine._run", "engine._loop", "engine",
+    "events", "engine._protocol", "engine._output", "engine._facts", "engine._run",
+    "engine._loop", "engine",
     "policies._constrained", "policies._answer_floor", "policies._repeat",
     "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
     "policies._review", "policies._routing", "policies._unknown_args",
