@@ -20,6 +20,7 @@ from ..harness import (
     WorkerLocal,
     load_tasks,
     load_view,
+    output_json,
     read_trace,
     run_batch,
     safe,
@@ -52,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         write_html(args, ViewEntry("react-agent run", [result], model=session.model.name))
     if args.json:
         print(result.to_json())
+    elif args.quiet and result.output is not None:
+        print(safe(output_json(result)))
     elif args.quiet:
         print(safe(result.final_answer if result.final_answer is not None
                    else result.error or ""))
