@@ -121,7 +121,8 @@ def _run_tasks(args: argparse.Namespace) -> int:
 
         def make_agent(task: BatchTask) -> Agent:  # fresh tools: side effects start clean
             session = shared or sessions.get()
-            return session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
+            return session.agent(session.toolbox(task.tools), max_steps=task.max_steps,
+                                 output_schema=task.output_schema)
 
         try:
             report = run_batch(tasks, out, make_agent, progress=show_progress,
@@ -164,4 +165,5 @@ def _batch_agents(args: argparse.Namespace) -> Callable[[BatchTask], Agent]:
     and policies, set up once; fresh tools for each task. Tools marked ``requires_approval``
     are declined there unless ``--yes`` (a worker has no terminal to ask on)."""
     session = Session(args, None)
-    return lambda task: session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
+    return lambda task: session.agent(session.toolbox(task.tools), max_steps=task.max_steps,
+                                      output_schema=task.output_schema)

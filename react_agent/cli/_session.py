@@ -89,10 +89,13 @@ class Session:
             toolbox = Toolbox([*toolbox.values(), *memory_tools(self.args.memory).values()])
         return with_mcp(toolbox, self.mcp)
 
-    def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
+    def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None,
+              output_schema: dict[str, Any] | None = None) -> Agent:
+        """An agent with the command line's model, policies and callbacks; ``toolbox``,
+        ``max_steps`` and ``output_schema`` (a task's) in place of the command line's."""
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
-            policies=self.policies, output_type=self.output_schema,
+            policies=self.policies, output_type=output_schema or self.output_schema,
         )
         approver = approve_all if self.args.yes else ask_user
         return Agent(self.model, toolbox or self.default_tools, config=config,
