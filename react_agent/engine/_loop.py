@@ -192,7 +192,8 @@ def _reject_output(run: Run, step: Step, text: str, problems: list[str]) -> Iter
 
 def _late_output(run: Run) -> Iterator[Event]:
     """A final answer a policy gave without the model's step (a best-effort answer, an
-    answer instead of a loop) is read into the typed value too, without a retry."""
+    answer instead of a loop) is read into the typed value too, without a retry; one that
+    does not fit ends a run that had ended with it as ``output_invalid``."""
     result, output = run.result, run.setup.output
     if output is None or result.output is not None or result.final_answer is None \
             or result.status == "output_invalid":
@@ -201,6 +202,9 @@ def _late_output(run: Run) -> Iterator[Event]:
     if not problems and run.steps:
         result.output = value
         yield OutputReady(run.steps[-1], value)
+    elif problems and result.status == "final_answer":
+        result.status = "output_invalid"
+        result.error = f"The final answer did not fit the output type: {problems[0]}"
 
 
 def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any, None]:
