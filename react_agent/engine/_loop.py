@@ -86,7 +86,9 @@ def react(run: Run, budget: int) -> Generator[Request, Any, None]:
 def _step(run: Run, step: Step) -> Generator[Request, Any, Reply | None]:
     """Ask for ``step`` and read its reply: the reply to act on, or ``None`` when it was
     unusable (the model is told why) or a policy handled it."""
-    reply = yield from run.request(Query(run.messages, step))
+    # a typed answer is not streamed as text: only a value that fits is announced (OutputReady)
+    reply = yield from run.request(Query(run.messages, step,
+                                         answer_tokens=run.setup.output is None))
     yield run.answered(step, reply)
     try:
         parsed = _within_a_step(run, step, run.read(step, reply))

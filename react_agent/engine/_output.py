@@ -100,10 +100,10 @@ class Output:
         ``""``; or ``None`` and what is wrong."""
         text = answer.strip()
         whole = load_json(text)
+        if self.text:  # the answer's text, unless it is written as one JSON string
+            return (whole if isinstance(whole, str) else text), ""
         if whole is not FAIL:
             return whole, ""
-        if self.text:
-            return text, ""
         fenced = _FENCE.findall(text)
         values = [v for v in (_load(block.strip()) for block in fenced) if v is not FAIL] \
             if fenced else _embedded(text)

@@ -1456,3 +1456,16 @@ def test_the_reply_schema_holds_the_final_answer_to_the_output_schema() -> None:
     answer = final_branch["properties"]["final_answer"]
     assert answer["required"] == ["city", "celsius"]
     assert answer["properties"]["celsius"] == {"type": "integer"}  # no title: annotations cut
+
+
+def test_a_typed_answer_is_not_streamed_as_text_only_announced_once_it_fits() -> None:
+    replies = [final("Rome, warm."), _typed_final({"city": "Rome", "celsius": 24})]
+    agent = Agent(ScriptedModel(replies, chunk_chars=3), output_type=_Warmer,
+                  policies=NO_REVIEW, stream=True)
+    events = list(agent.iter(TASK))
+    assert not any(isinstance(e, AnswerToken) for e in events)
+    assert [type(e) for e in events if isinstance(e, (OutputRejected, OutputReady))] == [
+        OutputRejected, OutputReady]
+    pieces = list(Agent(ScriptedModel(replies, chunk_chars=3), output_type=_Warmer,
+                        policies=NO_REVIEW).stream_answer(TASK))
+    assert "".join(pieces) == '{"city": "Rome", "celsius": 24}'  # the rejected one never shows

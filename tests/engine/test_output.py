@@ -66,6 +66,8 @@ def test_a_typed_dict() -> None:
     (list[int], '["1", 2]', [1, 2]),
     (Literal["yes", "no"], '"yes"', "yes"),
     (str, "Some prose, kept whole {not json}.", "Some prose, kept whole {not json}."),
+    (str, "42", "42"),
+    (str, '"quoted"', "quoted"),
 ])
 def test_plain_types(output_type: Any, answer: str, value: Any) -> None:
     got, problems = read(output_type, answer)
