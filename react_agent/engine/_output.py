@@ -108,8 +108,9 @@ class Output:
         values = [v for v in (_load(block.strip()) for block in fenced) if v is not FAIL] \
             if fenced else _embedded(text)
         if len(values) > 1:
-            return None, (f"(value): the answer holds {len(values)} JSON values; give exactly "
-                          "one, the answer itself")
+            count = str(len(values)) if len(values) < MAX_CANDIDATES else "many"
+            return None, (f"(value): the answer holds {count} JSON values; give exactly one, "
+                          "the answer itself")
         if values:
             return values[0], ""
         if _OPENER.search(text):  # a broken value: the parser's repairs may read it

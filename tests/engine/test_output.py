@@ -184,3 +184,9 @@ def test_a_value_that_is_not_a_type_is_refused() -> None:
 def test_the_shape_shown_has_no_titles() -> None:
     shape = output_spec(LineCount).shape()
     assert '"title"' not in shape and '"lines"' in shape
+
+
+def test_many_json_values_are_looked_for_only_so_far() -> None:
+    value, problems = read(LineCount, '{"file": "a", "lines": 1} ' * 5_000)
+    assert value is None and problems == [
+        "(value): the answer holds many JSON values; give exactly one, the answer itself"]
