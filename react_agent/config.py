@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import ConfigError
 from .policies import Policy
@@ -48,6 +49,16 @@ class AgentConfig:
     stream: bool = False
     """Ask the backend to stream its replies (when it has ``stream``/``astream``): the run then
     yields ``ModelToken`` and ``AnswerToken`` events as the text arrives."""
+    output_type: Any = None
+    """The type of the final answer's value (``RunResult.output``): a pydantic model, a
+    dataclass, a ``TypedDict``, a plain type (``int``, ``list[str]``, ``bool``,
+    ``Literal[...]``) or a JSON Schema ``dict``. The system prompt shows its schema; the final
+    answer is read, cleaned and validated into it, and one that does not fit is sent back with
+    per-field errors. ``None``: the final answer is text. See ``docs/typed-results.md``."""
+    output_retries: int = 2
+    """Final answers that do not fit ``output_type`` sent back to the model for another try;
+    one more ends the run with status ``output_invalid`` (the answer's text kept). These do
+    not consume ``max_steps``."""
     policies: Sequence[Policy] | None = None
     """The small-model policies of a run, in the order their hooks are called
     (:mod:`react_agent.policies`); ``None``: :func:`~react_agent.policies.default_policies`
@@ -62,6 +73,8 @@ class AgentConfig:
             raise ConfigError("max_observation_chars must be at least 100.")
         if self.max_calls_per_step < 1 or self.max_tool_calls < 1:
             raise ConfigError("max_calls_per_step and max_tool_calls must be at least 1.")
+        if self.output_retries < 0:
+            raise ConfigError("output_retries must be 0 or more.")
         if self.max_repeats < 2:
             raise ConfigError("max_repeats must be at least 2.")
         if self.policies is not None:

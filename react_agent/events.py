@@ -6,7 +6,8 @@ never prints. In order, a run gives::
 
     RunStarted
     (ModelCallStarted [ModelToken... AnswerToken...] ModelCallFinished
-        (ReplyParsed [ToolStarted... ToolFinished... ObservationSent | FinalAnswer] | ParseFailed)
+        (ReplyParsed [ToolStarted... ToolFinished... ObservationSent
+                      | OutputRejected | OutputReady FinalAnswer | FinalAnswer] | ParseFailed)
     )...
     RunFinished
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .types import Reply, RunResult, Step, ToolCall, ToolResult
 
@@ -132,6 +134,27 @@ class FinalAnswer:
 
 
 @dataclass(frozen=True)
+class OutputReady:
+    """The final answer fits the run's output type: ``value`` is the typed value (also
+    ``RunResult.output``); comes before the ``FinalAnswer`` of that step, and never for an
+    answer that does not fit."""
+
+    step: Step
+    value: Any
+
+
+@dataclass(frozen=True)
+class OutputRejected:
+    """The final answer does not fit the run's output type: ``problems``, one per field in
+    words, go back to the model in ``message`` (or, past ``output_retries``, the run ends
+    with status ``output_invalid``)."""
+
+    step: Step
+    problems: tuple[str, ...]
+    message: str
+
+
+@dataclass(frozen=True)
 class PolicyNote:
     """A policy (:mod:`react_agent.policies`) did something at ``step``: ``policy`` is its name,
     ``label`` and ``text`` say what in words (printed as ``label: text``). ``label`` is a short
@@ -166,8 +189,8 @@ class RunFinished:
 
 Event = (
     RunStarted | ModelCallStarted | ModelToken | AnswerToken | ModelCallFinished | ReplyParsed
-    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | FinalAnswer | PolicyNote
-    | HistoryCompressed | RunFinished
+    | ParseFailed | ToolStarted | ToolFinished | ObservationSent | OutputReady | OutputRejected
+    | FinalAnswer | PolicyNote | HistoryCompressed | RunFinished
 )
 
 

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from pydantic import JsonValue
+from pydantic_core import to_jsonable_python
+
 from ._persist import Count, Probability, Seconds, Shape, check_shape, read_json, write_atomically
 
 Status = Literal[
     "final_answer", "max_steps", "parse_errors", "model_error", "loop_detected", "interrupted",
-    "internal_error",
+    "internal_error", "output_invalid",
 ]
 """How a run can end (``RunResult.status``)."""
 
@@ -382,6 +385,10 @@ class RunResult:
             ``max_steps``): it rests on what was observed so far and may be incomplete.
         tools: the names of the tools the model was shown (fewer than the toolbox's when
             routing picked the best matches for the task).
+        output: the typed value of the final answer, of the run's ``output_type`` (a pydantic
+            model, a dataclass, ...; its JSON form in a result read back from a file); ``None``
+            without an output type, or when the final answer did not fit it (status
+            ``output_invalid``, the answer's text kept in ``final_answer``).
     """
 
     task: str
@@ -392,6 +399,7 @@ class RunResult:
     messages: list[Message] = field(default_factory=list)
     best_effort: bool = False
     tools: list[str] = field(default_factory=list)
+    output: Any = None
 
     @property
     def usage(self) -> dict[str, Any]:
@@ -425,6 +433,7 @@ class RunResult:
         return {
             "task": self.task, "status": self.status, "final_answer": self.final_answer,
             "best_effort": self.best_effort, "error": self.error, "tools": self.tools,
+            "output": to_jsonable_python(self.output),
             "usage": self.usage,
             "stage_counts": self.stage_counts,
             "steps": [s.to_dict() for s in self.steps], "messages": self.messages,
@@ -470,6 +479,7 @@ class _RunShape(Shape):
     messages: list[MessageShape] | None = None
     best_effort: bool | None = None
     tools: list[str] | None = None
+    output: JsonValue = None
 
     def value(self) -> RunResult:
         return RunResult(
@@ -477,4 +487,5 @@ class _RunShape(Shape):
             steps=[s.value() for s in self.steps], error=self.error,
             messages=[{"role": m.role, "content": m.content} for m in self.messages or []],
             best_effort=bool(self.best_effort), tools=list(self.tools or []),
+            output=self.output,
         )

@@ -861,3 +861,61 @@ def test_serve_takes_policies_on_and_off_for_its_turns(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit):
         main(["serve", "--with-policy", "unknown_arg"])  # a typo: argparse's choices
     assert "unknown_args" in capsys.readouterr().err
+
+
+# -- --output-schema ----------------------------------------------------------------------------
+COUNT_SCHEMA = {"type": "object", "properties": {"lines": {"type": "integer"}},
+                "required": ["lines"]}
+
+
+def _typed(value: Any) -> str:
+    return "reply:" + json.dumps({"thought": "Counted.", "action": {"final_answer": value}})
+
+
+def test_output_schema_prints_the_typed_value_after_the_final_answer(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(COUNT_SCHEMA))
+    fault_server.script = [_typed({"lines": "oops"}), _typed({"lines": "173"})]
+    assert main(["run", "Count the lines.", "--output-schema", str(schema), "--review", "off",
+                 "--base-url", fault_server.url]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("Output does not fit: lines: ") for line in out)
+    final = out.index('Final answer: {"lines": "173"}')
+    assert out[final + 1] == 'Output: {"lines": 173}'
+    assert '"lines"' in fault_server.requests[0]["messages"][0]["content"]
+
+
+def test_output_schema_in_json_and_quiet(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(COUNT_SCHEMA))
+    fault_server.script = [_typed({"lines": 5})]
+    args = ["run", "Count.", "--output-schema", str(schema), "--review", "off",
+            "--base-url", fault_server.url]
+    assert main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["output"] == {"lines": 5}
+    fault_server.script = [_typed({"lines": 5})]
+    assert main([*args, "--quiet"]) == 0
+    assert capsys.readouterr().out == '{"lines": 5}\n'
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[1, 2]", "is not a JSON object"),
+    ("{nope", "is not valid JSON"),
+    ("[" * 500 + "]" * 500, "nested deeper"),
+    (json.dumps({"$ref": "file:///etc/passwd"}), "refers outside the schema"),
+    (json.dumps({"type": "object", "properties": {"a": {"type": "nothing"}}}),
+     "not a valid JSON Schema"),
+    (" " * 1_000_001, "larger than"),
+])
+def test_a_bad_output_schema_file_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str,
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(content)
+    assert main(["run", "x", "--output-schema", str(schema), "--base-url", UNREACHABLE]) == 2
+    err = capsys.readouterr().err
+    assert str(schema) in err and message in err

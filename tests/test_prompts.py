@@ -24,7 +24,7 @@ def template_name(path: Path) -> str:
     return path.relative_to(REPO / "prompts").with_suffix("").as_posix()
 
 
-REPLY_FORMS = {"reply_final_answer", "reply_tool_call"}
+REPLY_FORMS = {"reply_final_answer", "reply_final_value", "reply_tool_call"}
 
 # Sample variables for each template. A new template needs an entry here; a template that needs
 # a variable not listed makes render() raise ConfigError, which fails the test.
@@ -41,6 +41,8 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "agent/repeated_error": {"call": "SAMPLE-CALL", "observation": "SAMPLE-OBSERVATION"},
     "agent/calls_cut": {"count": "SAMPLE-COUNT", "limit": "SAMPLE-LIMIT"},
     "agent/call_budget": {"call": "SAMPLE-CALL", "limit": "SAMPLE-LIMIT"},
+    "agent/output": {"schema": "SAMPLE-SCHEMA"},
+    "agent/output_invalid": {"problems": "SAMPLE-PROBLEMS", "schema": "SAMPLE-SCHEMA"},
     "policies/held": {"names": "SAMPLE-NAMES"},
     "policies/unknown_args": {"dropped": "SAMPLE-DROPPED"},
     "policies/final_answer": {"task": "SAMPLE-TASK"},
@@ -54,6 +56,7 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "serve/one_call": {},
     "reply/final_answer": {},
     "reply/tool_call": {},
+    "reply/final_value": {},
 }
 
 
@@ -80,7 +83,7 @@ def test_every_template_renders(path: Path) -> None:
 
 def test_the_reply_format_is_written_once() -> None:
     """The short forms of a reply live in prompts/reply/; no other template spells them out."""
-    forms = [render(f"reply/{name}") for name in ("final_answer", "tool_call")]
+    forms = [render(f"reply/{name}") for name in ("final_answer", "tool_call", "final_value")]
     for path in TEMPLATE_FILES:
         if template_name(path).startswith("reply/"):
             continue

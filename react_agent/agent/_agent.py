@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import prompts
 from ..config import AgentConfig
-from ..engine import Invoke, Query, Request, Run, Setup, react, resumable
+from ..engine import Invoke, Output, Query, Request, Run, Setup, output_spec, react, resumable
 from ..errors import ConfigError
 from ..events import AnswerToken, Event, FinalAnswer, RunFinished, last_result
 from ..models.base import ChatModel
@@ -39,11 +39,13 @@ class Agent:
         config: budgets and options; see :class:`AgentConfig`.
         approver: asked before each call of a tool marked ``requires_approval``:
             ``approver(tool, args) -> bool``; ``False`` is told to the model as the user declining.
-        **options: any :class:`AgentConfig` field, overriding ``config``.
+        **options: any :class:`AgentConfig` field, overriding ``config`` (``output_type=...``:
+            a typed final answer in ``RunResult.output``).
 
     Raises:
-        ConfigError: an unknown option, a bad budget, or tools that require approval and no
-            ``approver``.
+        ConfigError: an unknown option, a bad budget, tools that require approval and no
+            ``approver``, or an ``output_type`` that is not a type or a bounded, valid JSON
+            Schema.
     """
 
     def __init__(
@@ -75,9 +77,10 @@ class Agent:
                 "(tool, args) -> bool (approver=lambda tool, args: True approves everything)."
             )
         self.approver, self.callbacks = approver, list(callbacks)
-        self.system_prompt = prompts.render_system_prompt(
-            self.toolbox, config.instructions, config.system_prompt
-        )
+        self.output: Output | None = None if config.output_type is None else \
+            output_spec(config.output_type)
+        """The output type of this agent's runs (``config.output_type``), or ``None``."""
+        self.system_prompt = self._system_prompt(self.toolbox)
 
     def run(self, task: str) -> RunResult:
         """Run ``task`` to the end and return the result (see :meth:`iter` for the events)."""
@@ -228,8 +231,7 @@ class Agent:
         if not resumed:
             for policy in self.policies:
                 shown = policy.tools(task, shown)
-        system = self.system_prompt if shown is self.toolbox else \
-            prompts.render_system_prompt(shown, config.instructions, config.system_prompt)
+        system = self.system_prompt if shown is self.toolbox else self._system_prompt(shown)
         earlier = history[1:] if history and history[0]["role"] == "system" else history
         messages = history if resumed else [
             {"role": "system", "content": system}, *earlier, {"role": "user", "content": task}
@@ -237,8 +239,17 @@ class Agent:
         result = RunResult(task, "max_steps", None, steps, messages=messages,
                            tools=[*shown.names])
         setup = Setup(self.toolbox, shown, system, self.policies, config.max_parse_retries,
-                      config.max_repeats, config.max_calls_per_step, config.max_tool_calls)
+                      config.max_repeats, config.max_calls_per_step, config.max_tool_calls,
+                      self.output, config.output_retries)
         return react(Run(setup, result), budget)
+
+    def _system_prompt(self, shown: Toolbox) -> str:
+        """The system prompt showing the tools ``shown`` (and the output type's schema)."""
+        config = self.config
+        system = prompts.render_system_prompt(shown, config.instructions, config.system_prompt)
+        if self.output is not None:
+            system += "\n\n" + prompts.render("agent/output", schema=self.output.shape())
+        return system
 
     def _invoke_options(self) -> dict[str, Any]:
         return {

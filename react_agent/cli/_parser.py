@@ -133,6 +133,10 @@ def _agent_options(backend: _Parser) -> _Parser:
     )
     agent.add_argument("--stream", action="store_true",
                        help="show the model's raw replies as they are generated")
+    agent.add_argument("--output-schema", metavar="FILE.json",
+                       help="a JSON Schema the final answer must fit: it is read, cleaned and "
+                            "validated into a typed value, printed as JSON after the final "
+                            "answer (docs: typed-results.md)")
     agent.add_argument("--trace", metavar="FILE",
                        help="write the run to FILE as JSON Lines while it goes (docs: traces.md)")
     _add_otel_options(agent)

@@ -20,6 +20,7 @@ from ..harness import (
     WorkerLocal,
     load_tasks,
     load_view,
+    output_json,
     read_trace,
     run_batch,
     safe,
@@ -52,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         write_html(args, ViewEntry("react-agent run", [result], model=session.model.name))
     if args.json:
         print(result.to_json())
+    elif args.quiet and result.output is not None:
+        print(safe(output_json(result)))
     elif args.quiet:
         print(safe(result.final_answer if result.final_answer is not None
                    else result.error or ""))
@@ -118,7 +121,8 @@ def _run_tasks(args: argparse.Namespace) -> int:
 
         def make_agent(task: BatchTask) -> Agent:  # fresh tools: side effects start clean
             session = shared or sessions.get()
-            return session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
+            return session.agent(session.toolbox(task.tools), max_steps=task.max_steps,
+                                 output_schema=task.output_schema)
 
         try:
             report = run_batch(tasks, out, make_agent, progress=show_progress,
@@ -161,4 +165,5 @@ def _batch_agents(args: argparse.Namespace) -> Callable[[BatchTask], Agent]:
     and policies, set up once; fresh tools for each task. Tools marked ``requires_approval``
     are declined there unless ``--yes`` (a worker has no terminal to ask on)."""
     session = Session(args, None)
-    return lambda task: session.agent(session.toolbox(task.tools), max_steps=task.max_steps)
+    return lambda task: session.agent(session.toolbox(task.tools), max_steps=task.max_steps,
+                                      output_schema=task.output_schema)

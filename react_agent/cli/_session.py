@@ -12,8 +12,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .._persist import loads
 from ..agent import Agent
 from ..config import AgentConfig
+from ..engine import output_spec
 from ..errors import ConfigError
 from ..harness import OtelCallback, Printer, TraceWriter, global_tracer_provider, progress_bar, safe
 from ..models import ChatModel, OpenAIChatModel
@@ -21,6 +23,37 @@ from ..policies import BUILT_IN, AnswerFloor, Constrained, Policy, Review, Routi
 from ..tools import Tool, Toolbox, load_toolbox
 
 EXIT_CODES = {"final_answer": 0, "interrupted": 130}
+
+MAX_SCHEMA_BYTES = 1_000_000
+"""The largest ``--output-schema`` file read, in bytes."""
+
+
+def read_output_schema(path: str) -> dict[str, Any]:
+    """The JSON Schema in the file ``path`` (``--output-schema``), read as hostile data: at most
+    :data:`MAX_SCHEMA_BYTES`, nesting bounded, then bounded and checked as an output type.
+
+    Raises:
+        ConfigError: the file cannot be read, is too big, is not JSON, is not a JSON object, or
+            is not a bounded, valid, self-contained JSON Schema (the message names the file).
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SCHEMA_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the output schema {path}: {exc.strerror or exc}.") from exc
+    if len(data) > MAX_SCHEMA_BYTES:
+        raise ConfigError(f"The output schema {path} is larger than {MAX_SCHEMA_BYTES} bytes.")
+    try:
+        schema = loads(data)
+    except ValueError as exc:
+        raise ConfigError(f"The output schema {path} is not valid JSON: {exc}.") from exc
+    if not isinstance(schema, dict):
+        raise ConfigError(f"The output schema {path} is not a JSON object (a JSON Schema).")
+    try:
+        output_spec(schema)
+    except ConfigError as exc:
+        raise ConfigError(f"The output schema {path}: {exc}") from None
+    return schema
 
 
 class Session:
@@ -34,6 +67,8 @@ class Session:
         self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens,
                                 quiet=printer is None)
         self.policies = cli_policies(self.model, args)
+        path = getattr(args, "output_schema", None)
+        self.output_schema = read_output_schema(path) if path else None
         self.callbacks: list[Any] = [printer] if printer else []
         resumed = getattr(args, "resume", None)
         same = bool(args.trace and resumed and same_file(args.trace, resumed))
@@ -54,10 +89,13 @@ class Session:
             toolbox = Toolbox([*toolbox.values(), *memory_tools(self.args.memory).values()])
         return with_mcp(toolbox, self.mcp)
 
-    def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None) -> Agent:
+    def agent(self, toolbox: Toolbox | None = None, max_steps: int | None = None,
+              output_schema: dict[str, Any] | None = None) -> Agent:
+        """An agent with the command line's model, policies and callbacks; ``toolbox``,
+        ``max_steps`` and ``output_schema`` (a task's) in place of the command line's."""
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
-            policies=self.policies,
+            policies=self.policies, output_type=output_schema or self.output_schema,
         )
         approver = approve_all if self.args.yes else ask_user
         return Agent(self.model, toolbox or self.default_tools, config=config,

@@ -4,6 +4,8 @@ them.
 
 - :class:`Query`, :class:`Invoke`, :func:`reply_schema`, :func:`observation_message`: the
   protocol, as data (``_protocol``).
+- :class:`Output`, :func:`output_spec`: a run's output type, and a final answer read into a
+  typed value (``_output``).
 - :class:`Facts`: what a run knows so far, kept incrementally (``_facts``); :class:`Each` and
   :class:`Gathered` derive values from its growing lists, each item once.
 - :class:`Run`, :class:`Setup`, :class:`StopRun` and :class:`Policy`: one run as the loop and its
@@ -13,6 +15,7 @@ them.
 
 from ._facts import Each, Facts, Gathered
 from ._loop import LOOP, react, resumable
+from ._output import MAX_OUTPUT_CHARS, Output, output_spec
 from ._protocol import (
     FINAL_ANSWER_SCHEMA,
     Invoke,
@@ -24,7 +27,7 @@ from ._protocol import (
 from ._run import CUT_BY_TOKEN_LIMIT, Policy, Request, Run, Setup, StopRun
 
 __all__ = [
-    "CUT_BY_TOKEN_LIMIT", "FINAL_ANSWER_SCHEMA", "LOOP", "Each", "Facts", "Gathered", "Invoke",
-    "Policy", "Query", "Request", "Run", "Setup", "StopRun", "observation_message", "react",
-    "reply_schema", "resumable", "signature",
+    "CUT_BY_TOKEN_LIMIT", "FINAL_ANSWER_SCHEMA", "LOOP", "MAX_OUTPUT_CHARS", "Each", "Facts",
+    "Gathered", "Invoke", "Output", "Policy", "Query", "Request", "Run", "Setup", "StopRun",
+    "observation_message", "output_spec", "react", "reply_schema", "resumable", "signature",
 ]

@@ -28,6 +28,8 @@ from ..events import (
     Event,
     FinalAnswer,
     ObservationSent,
+    OutputReady,
+    OutputRejected,
     ParseFailed,
     ReplyParsed,
     RunFinished,
@@ -58,9 +60,10 @@ def react(run: Run, budget: int) -> Generator[Request, Any, None]:
             reply = yield from _step(run, step)
             if reply is None:
                 continue
-            actions += 1
             if reply.final_answer is not None:
                 yield from _finish(run, step, reply.final_answer)
+                continue  # it did not fit the output type: the model was told why
+            actions += 1
             yield from _act(run, step, reply.tool_calls)
         used = f"{budget} step" if budget == 1 else f"all {budget} steps"
         result.error = f"The run used {used} without a final answer."
@@ -75,13 +78,16 @@ def react(run: Run, budget: int) -> Generator[Request, Any, None]:
         result.status, result.final_answer = "interrupted", None
         result.error = "The run was interrupted (Ctrl-C)."
     yield from run.flush()
+    yield from _late_output(run)
     yield RunFinished(result)
 
 
 def _step(run: Run, step: Step) -> Generator[Request, Any, Reply | None]:
     """Ask for ``step`` and read its reply: the reply to act on, or ``None`` when it was
     unusable (the model is told why) or a policy handled it."""
-    reply = yield from run.request(Query(run.messages, step))
+    # a typed answer is not streamed as text: only a value that fits is announced (OutputReady)
+    reply = yield from run.request(Query(run.messages, step,
+                                         answer_tokens=run.setup.output is None))
     yield run.answered(step, reply)
     try:
         parsed = _within_a_step(run, step, run.read(step, reply))
@@ -147,13 +153,59 @@ def _parse_error_again(toolbox: Toolbox, exc: OutputParseError, failures: int) -
 
 
 def _finish(run: Run, step: Step, answer: str) -> Generator[Request, Any, None]:
-    """The model gave its final answer at ``step``: the policies may check it; the run ends."""
+    """The model gave its final answer at ``step``: the policies may check it; with an output
+    type, it is read into the typed value; the run ends. Returns (the run goes on) when the
+    answer does not fit the output type and the model was told why."""
     run.result.final_answer = answer
     for policy in run.setup.policies:
         step = yield from policy.on_final_answer(run, step)
         yield from run.flush()
-    yield FinalAnswer(step, run.result.final_answer or "")
+    text = run.result.final_answer or ""
+    output = run.setup.output
+    if output is not None:
+        value, problems = output.read(text)
+        if problems:
+            yield from _reject_output(run, step, text, problems)
+            return
+        run.result.output = value
+        yield OutputReady(step, value)
+    yield FinalAnswer(step, text)
     raise StopRun("final_answer")
+
+
+def _reject_output(run: Run, step: Step, text: str, problems: list[str]) -> Iterator[Event]:
+    """The final answer ``text`` does not fit the output type: the model is told why, field by
+    field (``prompts/agent/output_invalid.md``); past ``output_retries`` the run ends with
+    ``output_invalid``, the answer's text kept."""
+    output = run.setup.output
+    assert output is not None
+    run.output_failures += 1
+    step.records["output"] = {"problems": problems}
+    message = prompts.render("agent/output_invalid", problems="\n".join(f"- {p}" for p in problems),
+                             schema=output.shape())
+    yield OutputRejected(step, tuple(problems), message)
+    if run.output_failures > run.setup.output_retries:
+        raise StopRun("output_invalid", f"The final answer did not fit the output type "
+                      f"{run.output_failures} times; the last problem: {problems[0]}")
+    run.result.final_answer = None
+    run.send(message)
+
+
+def _late_output(run: Run) -> Iterator[Event]:
+    """A final answer a policy gave without the model's step (a best-effort answer, an
+    answer instead of a loop) is read into the typed value too, without a retry; one that
+    does not fit ends a run that had ended with it as ``output_invalid``."""
+    result, output = run.result, run.setup.output
+    if output is None or result.output is not None or result.final_answer is None \
+            or result.status == "output_invalid":
+        return
+    value, problems = output.read(result.final_answer)
+    if not problems and run.steps:
+        result.output = value
+        yield OutputReady(run.steps[-1], value)
+    elif problems and result.status == "final_answer":
+        result.status = "output_invalid"
+        result.error = f"The final answer did not fit the output type: {problems[0]}"
 
 
 def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any, None]:

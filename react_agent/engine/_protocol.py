@@ -5,7 +5,8 @@ valid reply and an observation look like.
   results of tool calls), answered by its sync and async edges.
 - :func:`reply_schema`: the JSON Schema of one valid reply ``{"thought": str, "action": A}``,
   where ``A`` is one tool call (``{"name": <const>, "args": <that tool's schema>}``), a list of
-  such calls, or ``{"final_answer": str}``. Backends that can constrain decoding to a schema
+  such calls, or ``{"final_answer": str}`` (or, with an output type, ``{"final_answer": V}``,
+  ``V`` the output's schema). Backends that can constrain decoding to a schema
   (llama.cpp's grammar from a JSON Schema; servers' ``response_format``) then produce nothing
   else; the tolerant parser still reads the reply.
 - :func:`observation_message`: the user message that carries a step's observations.
@@ -56,14 +57,16 @@ class Invoke:
     calls: list[ToolCall]
 
 
-def reply_schema(toolbox: Toolbox) -> dict[str, Any]:
+def reply_schema(toolbox: Toolbox, output: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON Schema of one valid reply for ``toolbox`` (``thought`` first, then ``action``).
 
-    With no tools, the action can only be a final answer.
+    With no tools, the action can only be a final answer; ``output``: the JSON Schema the final
+    answer is held to (a run's output type), else a string.
     """
+    answer: dict[str, Any] = {"type": "string"} if output is None else _answer_schema(output)
     final = {
         "type": "object",
-        "properties": {"final_answer": {"type": "string"}},
+        "properties": {"final_answer": answer},
         "required": ["final_answer"],
         "additionalProperties": False,
     }
@@ -79,12 +82,16 @@ def reply_schema(toolbox: Toolbox) -> dict[str, Any]:
     options: list[dict[str, Any]] = [*calls, final]
     if calls:
         options.insert(len(calls), {"type": "array", "items": {"anyOf": calls}, "minItems": 1})
-    return {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"thought": {"type": "string"}, "action": {"anyOf": options}},
         "required": ["thought", "action"],
         "additionalProperties": False,
     }
+    definitions = answer.pop("$defs", None)
+    if definitions is not None:
+        schema["$defs"] = definitions
+    return schema
 
 
 def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -94,6 +101,13 @@ def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     schema: dict[str, Any] = _strip(copy.deepcopy(parameters))
     schema.setdefault("additionalProperties", False)
     return schema
+
+
+def _answer_schema(output: dict[str, Any]) -> dict[str, Any]:
+    """An output schema as the final answer's part of the reply schema, without annotations
+    (its ``$defs`` are moved to the reply schema's root by :func:`reply_schema`, where its
+    references ``#/$defs/...`` then lead)."""
+    return dict(_strip(copy.deepcopy(output)))
 
 
 _ANNOTATIONS = frozenset({"default", "description", "title", "examples"})
@@ -113,22 +127,22 @@ _SUBSCHEMAS = {
 }
 
 
-def _strip(schema: Any) -> Any:
-    """``schema`` without annotation keywords, removed only where they are keywords (in a
-    schema), never where they are names (of properties or definitions) or data."""
+def _strip(schema: Any, annotations: frozenset[str] = _ANNOTATIONS) -> Any:
+    """``schema`` without ``annotations`` (keywords), removed only where they are keywords (in
+    a schema), never where they are names (of properties or definitions) or data."""
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in _ANNOTATIONS:
+        if key in annotations:
             continue
         how = _SUBSCHEMAS.get(key)
         if how == "one":
-            out[key] = _strip(value)
+            out[key] = _strip(value, annotations)
         elif how == "list" and isinstance(value, list):
-            out[key] = [_strip(v) for v in value]
+            out[key] = [_strip(v, annotations) for v in value]
         elif how == "map" and isinstance(value, dict):
-            out[key] = {name: _strip(v) for name, v in value.items()}
+            out[key] = {name: _strip(v, annotations) for name, v in value.items()}
         else:
             out[key] = value
     return out

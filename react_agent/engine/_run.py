@@ -67,6 +67,7 @@ from ..parsing import parse_error, parse_reply, strip_reasoning
 from ..tools import Toolbox, argument_for_bare_value
 from ..types import Message, ModelReply, Reply, RunResult, Status, Step, ToolCall, ToolResult
 from ._facts import Facts
+from ._output import Output
 from ._protocol import Invoke, Query, observation_message, reply_schema, signature
 
 Request = Event | Query | Invoke
@@ -99,6 +100,10 @@ class Setup:
         max_repeats: the same calls this many steps in a row (or an A-B-A-B cycle) are a loop.
         max_calls_per_step: the calls of one reply that are acted on (the rest are dropped).
         max_tool_calls: the calls a run may make in all; later ones are refused.
+        output: the run's output type (:func:`~react_agent.engine.output_spec`): the final
+            answer is read into a typed value; ``None``: the answer is text.
+        output_retries: final answers that do not fit ``output`` sent back for another try;
+            one more ends the run with status ``output_invalid``.
     """
 
     toolbox: Toolbox
@@ -109,6 +114,8 @@ class Setup:
     max_repeats: int = 3
     max_calls_per_step: int = 16
     max_tool_calls: int = 100
+    output: Output | None = None
+    output_retries: int = 2
 
 
 _CONTENT = operator.itemgetter("content")
@@ -128,6 +135,8 @@ class Run:
         self.facts = Facts()
         self.failures = 0
         """Unusable replies in a row so far."""
+        self.output_failures = 0
+        """Final answers so far that did not fit the output type."""
         self._queued: list[Event] = []
         echoed = {observation_message(s.results, result.task) for s in result.steps
                   if s.results}
@@ -175,7 +184,8 @@ class Run:
     @functools.cached_property
     def reply_schema(self) -> dict[str, Any]:
         """The JSON Schema of a valid reply with the tools shown (built on first use)."""
-        return reply_schema(self.setup.shown)
+        output = self.setup.output
+        return reply_schema(self.setup.shown, output.schema if output else None)
 
     # -- asking the model --------------------------------------------------------------------
     def ask(self, messages: list[Message], step: Step, **options: Any

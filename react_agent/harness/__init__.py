@@ -12,7 +12,7 @@ from ._batch import (
     summary_table,
 )
 from ._checks import check_run
-from ._display import Printer, progress_bar, safe
+from ._display import Printer, output_json, progress_bar, safe
 from ._evaluation import EvalItem, load_suite, report, run_eval, scored, toolbox_from_specs
 from ._otel import (
     OtelCallback,
@@ -32,7 +32,8 @@ __all__ = [
     "RERUN_STATUSES", "SECRET_PATTERNS", "AgentSetup", "BatchReport", "BatchTask", "EvalItem",
     "OtelCallback", "OtelMiddleware", "Printer", "Redactor", "TraceWriter", "ViewEntry",
     "WorkerLocal", "annotate_turn", "check_run", "global_tracer_provider", "latest_records",
-    "load_suite", "load_tasks", "load_view", "progress_bar", "read_records", "read_trace",
+    "load_suite", "load_tasks", "load_view", "output_json", "progress_bar", "read_records",
+    "read_trace",
     "render_view", "replay_events", "report", "run_batch", "run_batch_ray", "run_eval", "safe",
     "scored", "summary_table", "toolbox_from_specs", "tracer_provider_from_env", "write_view",
 ]

@@ -3,7 +3,8 @@
 Each input line is one task::
 
     {"task": str, "id": str, "tools": "MODULE:OBJECT" | "FILE.py:OBJECT", "max_steps": int,
-     "shape": str, "expected": [substrings the final answer must contain],
+     "shape": str, "output_schema": {a JSON Schema the final answer's typed value must fit},
+     "expected": [substrings the final answer must contain],
      ...checks (see :mod:`react_agent.harness._checks`): "expected_calls", "call_order",
      "parallel_allowed", "forbidden_tools", "final_answer", "memory"}
 
@@ -56,6 +57,7 @@ from ..errors import ConfigError
 from ..events import Event
 from ..models import LlamaCppModel
 from ..models.base import fresh_state
+from ..tools import value_problems
 from ..types import RunResult
 from . import _checks as checks
 from ._tasks import BatchTask
@@ -412,17 +414,24 @@ def task_record(task: BatchTask, results: list[RunResult], seconds: float) -> di
                       "problems": found, "final_answer": result.final_answer})
         problems += [f"turn {n}: {p}" if len(results) > 1 else p for p in found]
     problems += [f"the final answer lacks {s!r}" for s in missing]
-    scored = bool(task.expected) or any(t["passed"] is not None for t in turns)
+    saved = last.to_dict()
+    typed = task.output_schema is not None
+    output_valid = typed and last.status == "final_answer" and last.output is not None \
+        and not value_problems(task.output_schema or {}, saved["output"])
+    if typed and not output_valid:
+        problems.append("the final answer has no typed value that fits output_schema")
+    scored = bool(task.expected) or typed or any(t["passed"] is not None for t in turns)
     record = {
         "id": task.id, "line": task.line, "shape": task.shape, "task": task.task,
         "status": last.status, "final_answer": last.final_answer,
+        "output": saved["output"], "output_valid": output_valid if typed else None,
         "best_effort": last.best_effort, "error": last.error,
         "passed": not problems if scored else None, "problems": problems, "missing": missing,
         "steps": sum(r.usage["model_calls"] for r in results),
         "tool_calls": sum(r.usage["tool_calls"] for r in results),
         "prompt_tokens": sum(r.usage["prompt_tokens"] for r in results),
         "completion_tokens": sum(r.usage["completion_tokens"] for r in results),
-        "seconds": round(seconds, 3), "result": last.to_dict(),
+        "seconds": round(seconds, 3), "result": saved,
     }
     if task.turns:
         record["turns"] = [{**t, "result": r.to_dict()}

@@ -19,6 +19,7 @@ from ..events import (
     HistoryCompressed,
     ModelCallFinished,
     ModelToken,
+    OutputRejected,
     ParseFailed,
     PolicyNote,
     ReplyParsed,
@@ -105,6 +106,8 @@ class Printer:
             self._line("error" if not event.result.ok else "observation", "Observation", text)
         elif isinstance(event, ParseFailed):
             self._line("error", "Unusable reply", f"{event.step.error} (asking again)")
+        elif isinstance(event, OutputRejected):
+            self._line("error", "Output does not fit", "; ".join(event.problems))
         elif isinstance(event, FinalAnswer):
             label = ("Draft answer" if event.draft else
                      "Final answer (best effort)" if event.best_effort else "Final answer")
@@ -115,6 +118,8 @@ class Printer:
             if self._streaming:  # interrupted mid-reply
                 print(file=self.stream)
                 self._streaming = False
+            if event.result.output is not None:
+                self._line("final", "Output", output_json(event.result))
             if self.usage:
                 for line in usage_lines(event.result):
                     self._line("status", "Usage", line)
@@ -134,6 +139,11 @@ class Printer:
         if self.color:
             head = f"\033[{_STYLES[style]}m{head}\033[0m"
         print(f"{head} {text}", file=self.stream, flush=True)
+
+
+def output_json(result: RunResult) -> str:
+    """The run's typed value (``result.output``) as one line of JSON."""
+    return json.dumps(result.to_dict()["output"], ensure_ascii=False)
 
 
 def summary(result: RunResult) -> str:

@@ -21,6 +21,7 @@ from .._persist import (
     read_json_lines,
     shown,
 )
+from ..engine import output_spec
 from ..errors import ConfigError
 from . import _checks as checks
 
@@ -34,7 +35,9 @@ _TASK_HINT = ('a task is {"task": "...", "id": "...", "tools": "MODULE:OBJECT", 
 class BatchTask:
     """One line of a tasks file: ``task`` is its (first) user message; ``turns`` holds every
     turn of a conversation as ``(task, checks)`` (one turn for a plain task); ``checks`` are
-    those of the last turn, ``max_steps`` overrides the agent's budget when set. ``line`` is
+    those of the last turn, ``max_steps`` overrides the agent's budget when set,
+    ``output_schema`` (a bounded, checked JSON Schema) is the final answer's output type (its
+    typed value must validate: a check of the task). ``line`` is
     its line in the tasks file; ``problem`` says why a line read by ``load_tasks(path,
     strict=False)`` is not a task (such a task is recorded as failed, ``bad_task``, not run)."""
 
@@ -46,6 +49,7 @@ class BatchTask:
     turns: tuple[tuple[str, TaskChecks], ...] = ()
     max_steps: int | None = None
     shape: str | None = None
+    output_schema: dict[str, Any] | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
     problem: str | None = field(default=None, compare=False)
 
@@ -148,6 +152,7 @@ class _TaskLine(checks.Checks):
     tools: str | None = None
     max_steps: Annotated[int, Field(ge=1, le=MAX_COUNT)] | None = None
     shape: str | None = None
+    output_schema: dict[str, Any] | None = None
     expected: list[str] = Field(default_factory=list)
     turns: Annotated[list[_Turn], Field(min_length=1)] | None = None
     note: Any = None
@@ -177,13 +182,18 @@ def _task(data: Any, number: str, folder: Path) -> BatchTask:
         line = _TaskLine.model_validate(data)
     except ValidationError as exc:
         raise ValueError(problem_in_words(exc)) from None
+    if line.output_schema is not None:
+        try:
+            output_spec(line.output_schema)
+        except ConfigError as exc:
+            raise ValueError(str(exc).replace("output_type", "output_schema", 1)) from None
     pairs = [(t["task"], {k: t[k] for k in checks.CHECK_KEYS if k in t}) for t in
              (data["turns"] if line.turns else [data])]
     return BatchTask(
         id=str(line.id if line.id is not None else number), task=pairs[0][0],
         tools=_tools_spec(line.tools, folder), expected=tuple(line.expected),
         checks=pairs[-1][1], turns=tuple(pairs) if line.turns else (),
-        max_steps=line.max_steps, shape=line.shape,
+        max_steps=line.max_steps, shape=line.shape, output_schema=line.output_schema,
     )
 
 

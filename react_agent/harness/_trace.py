@@ -47,6 +47,7 @@ from ..events import (
     FinalAnswer,
     ModelCallStarted,
     ObservationSent,
+    OutputRejected,
     ParseFailed,
     PolicyNote,
     ReplyParsed,
@@ -327,7 +328,11 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
                 yield ToolStarted(step, call)
             for tool_result in step.results:
                 yield ToolFinished(step, tool_result)
-        if step.final_answer is not None and step.origin is None:
+        rejected = step.records.get("output")
+        problems = rejected.get("problems") if isinstance(rejected, dict) else None
+        if step.final_answer is not None and isinstance(problems, list):
+            yield OutputRejected(step, tuple(str(p) for p in problems), "")
+        elif step.final_answer is not None and step.origin is None:
             following = result.steps[n] if n < len(result.steps) else None
             draft = following is not None and following.origin == "review"
             yield FinalAnswer(step, step.final_answer, draft=draft,

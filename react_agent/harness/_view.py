@@ -303,6 +303,9 @@ class _Page:
             answer = _part("answer", label=label, text=self._text(result.final_answer))
         else:
             answer = _part("no_answer", text=self._text(result.error or result.status))
+        if result.output is not None:
+            answer += _part("answer", label="Output (the typed value)",
+                            text=self._pre(_json(result.to_dict()["output"])))
         steps = result.steps[:_MAX_STEPS]
         if steps:
             shown = _part(

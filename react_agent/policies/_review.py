@@ -69,6 +69,9 @@ class Review(Policy):
             changed, a number with the other sign, a quantity with another unit of its kind
             (:func:`~._restated.misstated`); ``False`` leaves this check out.
 
+    A run with an output type (``output_type``) is not reviewed: its final answer is data,
+    validated against the type (and sent back when it does not fit) instead.
+
     Raises:
         ConfigError: an unknown ``mode``.
     """
@@ -88,8 +91,8 @@ class Review(Policy):
 
     def on_final_answer(self, run: Run, step: Step) -> Generator[Request, Any, Step]:
         answer = run.result.final_answer or ""
-        if not run.called_tools:
-            return step
+        if not run.called_tools or run.setup.output is not None:
+            return step  # a typed answer is data, checked against its type instead
         values = returned(run.task, run.facts.results)
         told = read_told(run.facts.results, run.facts.user) if self.restated else None
         wrong: list[Misstated] = []

@@ -12,7 +12,10 @@ Pure translation, no I/O. A request that carries ``tools`` becomes a :class:`Tur
   (``prompts/agent/observation.md``, numbered when several), so the model sees its own protocol;
 - ``tool_choice`` and ``parallel_tool_calls`` become instructions
   (``prompts/serve/tool_choice_*.md``, ``prompts/serve/one_call.md``) and are checked again on
-  the reply (:mod:`react_agent.serve._turn`).
+  the reply (:mod:`react_agent.serve._turn`);
+- ``response_format: {"type": "json_schema", "json_schema": {"schema": S}}`` becomes the turn's
+  output type (:func:`~react_agent.engine.output_spec` of ``S``, bounded and checked like a
+  tool's schema): the system prompt shows it and the final answer must be a value of ``S``.
 
 The other direction builds OpenAI's response objects: a completion, stream chunks, errors.
 Field names and meanings follow OpenAI's API reference for chat completions
@@ -32,8 +35,8 @@ import cachetools
 
 from .. import prompts
 from .._persist import loads
-from ..engine import observation_message
-from ..errors import ReactAgentError, ToolDefinitionError
+from ..engine import Output, observation_message, output_spec
+from ..errors import ConfigError, ReactAgentError, ToolDefinitionError
 from ..models.base import Message
 from ..tools import Toolbox, ToolSpecError, format_result
 from ..tools import schema as json_schema
@@ -77,6 +80,8 @@ class TurnPlan:
         parallel: several calls in one reply are allowed (``parallel_tool_calls``, default true).
         task: the last user message.
         steps: the calls of the history and their results, as steps (see :class:`Dialogue`).
+        output: the output type of a ``response_format`` of type ``json_schema``: the final
+            answer must be a value of its schema; ``None``: the answer is text.
     """
 
     toolbox: Toolbox
@@ -85,6 +90,7 @@ class TurnPlan:
     parallel: bool = True
     task: str = ""
     steps: list[Step] = field(default_factory=list)
+    output: Output | None = None
 
 
 def read_request(body: dict[str, Any]) -> TurnPlan:
@@ -116,9 +122,45 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
         instructions.append(prompts.render(f"serve/tool_choice_{choice.mode}"))
     if not parallel and choice.mode != "none":
         instructions.append(prompts.render("serve/one_call"))
+    output = read_response_format(body.get("response_format"))
     system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions))
+    if output is not None:
+        system += "\n\n" + prompts.render("agent/output", schema=output.shape())
     return TurnPlan(toolbox, [{"role": "system", "content": system}, *dialogue.conversation],
-                    choice, parallel, dialogue.task, dialogue.steps)
+                    choice, parallel, dialogue.task, dialogue.steps, output)
+
+
+def read_response_format(value: Any) -> Output | None:
+    """The output type of a request's ``response_format``: ``{"type": "json_schema",
+    "json_schema": {"name": ..., "schema": {...}}}`` gives the schema's; ``null``, ``text``
+    and ``json_object`` give none (the answer is text, as without tools).
+
+    Raises:
+        RequestError: ``response_format`` is not an object, has another ``type``, or its
+            ``json_schema.schema`` is missing, not an object, or not a bounded, valid,
+            self-contained JSON Schema.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RequestError(f"response_format must be an object, got {_show(value)}.",
+                           "response_format")
+    kind = value.get("type")
+    if kind in ("text", "json_object"):
+        return None
+    if kind != "json_schema":
+        raise RequestError('response_format.type must be "text", "json_object" or '
+                           f'"json_schema", got {_show(kind)}.', "response_format.type")
+    spec = value.get("json_schema")
+    schema = spec.get("schema") if isinstance(spec, dict) else None
+    if not isinstance(schema, dict):
+        raise RequestError("response_format.json_schema.schema must be a JSON Schema object, "
+                           f"got {_show(schema)}.", "response_format.json_schema.schema")
+    try:
+        return output_spec(schema)
+    except ConfigError as exc:
+        raise RequestError(str(exc).replace("output_type", "response_format.json_schema.schema",
+                                            1), "response_format.json_schema.schema") from None
 
 
 _REQUEST_FIELDS = (

@@ -11,6 +11,10 @@ request's ``tool_choice``, an unknown tool, arguments that do not fit the tool's
 cleaning) is sent back to the model with what was wrong, up to ``max_retries`` times; a call a
 policy refuses (an email address from nowhere) gets its refusal as an observation; a reply that
 only repeats calls whose results the history holds is set aside and the final answer asked for.
+With an output type (the request's ``response_format`` json_schema), the final answer is read
+into a value of its schema (one that does not fit is sent back, up to ``max_retries`` times) and
+handed out as that value's JSON; it is not streamed piece by piece, since only a value that
+validates is announced.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .._json import text_json
 from ..agent import advance, aquery
 from ..engine import Invoke, Query, Run, Setup, react
 from ..errors import OutputParseError
@@ -178,7 +183,8 @@ async def take_turn(
     result = RunResult(plan.task, "max_steps", None, list(plan.steps),
                        messages=list(plan.messages), tools=plan.toolbox.names)
     setup = Setup(plan.toolbox, plan.toolbox, plan.messages[0]["content"],
-                  turn_policies(plan, policies, model), max_parse_retries=max_retries)
+                  turn_policies(plan, policies, model), max_parse_retries=max_retries,
+                  output=plan.output, output_retries=max_retries)
     run = Run(setup, result)
     loop = react(run, budget=max_retries + 1)
     streamed, usage, error = "", [0, 0], None
@@ -198,7 +204,7 @@ async def take_turn(
                         usage[1] += piece.completion_tokens \
                             if piece.completion_tokens is not None \
                             else estimate_tokens(piece.text)
-                    elif isinstance(piece, AnswerToken):
+                    elif isinstance(piece, AnswerToken) and plan.output is None:
                         streamed += piece.text
                         yield piece.text
             elif isinstance(item, ParseFailed):
@@ -213,6 +219,10 @@ async def take_turn(
     finally:
         loop.close()
     answer = result.final_answer if result.status == "final_answer" else None
+    if answer is not None and plan.output is not None:
+        answer = text_json(result.to_dict()["output"])
+    elif result.status == "output_invalid":
+        error = parse_error("output_invalid", result.error or "")
     if answer is None and error is None:
         error = parse_error("no_action", result.error or "The model gave no usable action.")
     yield _result(run, earlier, usage, streamed, None if answer is not None else error, [],

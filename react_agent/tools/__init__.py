@@ -14,7 +14,16 @@
   files) and the long-term memory tools.
 """
 
-from ._arguments import argument_for_bare_value, call_example, check_args, clean_args
+from ._arguments import (
+    MAX_ARGS_DEPTH,
+    MAX_PROBLEMS,
+    argument_for_bare_value,
+    call_example,
+    check_args,
+    clean_args,
+    clean_value,
+    value_problems,
+)
 from ._invoker import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     Approver,
@@ -40,6 +49,8 @@ __all__ = [
     "DEFAULT_MCP_STARTUP_TIMEOUT",
     "DEFAULT_MCP_TIMEOUT",
     "DEFAULT_TOOL_TIMEOUT",
+    "MAX_ARGS_DEPTH",
+    "MAX_PROBLEMS",
     "Approver",
     "MCPCallError",
     "MCPServerConfig",
@@ -52,6 +63,7 @@ __all__ = [
     "call_example",
     "check_args",
     "clean_args",
+    "clean_value",
     "format_result",
     "in_worker",
     "invoke",
@@ -59,4 +71,5 @@ __all__ = [
     "load_toolbox",
     "prepare",
     "schema_from_function",
+    "value_problems",
 ]

@@ -175,6 +175,51 @@ def clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, 
     return cleaned, [words for words, _ in changes]
 
 
+def clean_value(schema: dict[str, Any], value: Any) -> tuple[Any, list[str]]:
+    """:func:`clean_args` for any JSON value (a typed final answer: a number, a list, an
+    object) against ``schema``, the value's own schema; the same cleaning, only where the
+    meaning is certain, within the same budget rules.
+
+    Returns:
+        ``(cleaned value, changes)``; each change in words (``'(value): "4243" -> 4243'``).
+    """
+    changes: list[_Change] = []
+    cleaned = _clean(schema, value, "", "", changes)
+    return cleaned, [words if not words.startswith(":") else f"(value){words}"
+                     for words, _ in changes]
+
+
+def value_problems(schema: dict[str, Any], value: Any) -> list[str]:
+    """The ways ``value`` breaks ``schema``, one plain-words problem per field
+    (``"count: expected integer, got 'many'"``; ``(value)`` for the value itself), at most
+    :data:`MAX_PROBLEMS`; ``[]``: valid. Checked within
+    :data:`~react_agent.tools.schema.VALIDATION_SECONDS` by the bounded validator: a value
+    that cannot be checked within it gets the one problem saying so."""
+    try:
+        with json_schema.budget():
+            if json_schema.surely_valid(schema, value):
+                return []
+            errors: list[Any] = sorted(
+                json_schema.validator(schema).errors(value, MAX_PROBLEMS), key=_error_key)
+    except json_schema.Unchecked as exc:
+        return [f"(value): could not be checked against the schema within "
+                f"{json_schema.budget_seconds():g} s ({exc.reason})"]
+    except json_schema.UnresolvedReference as exc:
+        return [f"(value): the schema has a reference that cannot be followed ({exc})"]
+    problems = []
+    for error in errors:
+        where = ".".join(str(p) for p in error.absolute_path) or "(value)"
+        if error.validator == "required":
+            missing = [r for r in error.validator_value if r not in error.instance]
+            problems += [f"{where}.{name}: missing" if where != "(value)" else f"{name}: missing"
+                         for name in missing]
+        elif error.validator == "additionalProperties":
+            problems.append(f"{where}: {_expected(error)}")
+        else:
+            problems.append(f"{where}: {_expected(error)}, got {_brief(error.instance, 80)}")
+    return list(dict.fromkeys(problems))
+
+
 _Change = tuple[str, str]
 """A change of the cleaning: ``(in words, in kind)``. In kind it holds no value of the call:
 ``'days: "5" -> 5'`` is ``"days: string -> integer"``, a filled-in default is named without

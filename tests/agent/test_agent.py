@@ -15,6 +15,7 @@ import pytest
 from helpers import BAD_REPLY, TASK, act, call_lookup, counting_toolbox, final, run, weather_toolbox
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 from strategies import fuzz_replies
 
 from react_agent import (
@@ -37,6 +38,8 @@ from react_agent.events import (
     ModelCallStarted,
     ModelToken,
     ObservationSent,
+    OutputReady,
+    OutputRejected,
     ParseFailed,
     ReplyParsed,
     RunFinished,
@@ -46,7 +49,7 @@ from react_agent.events import (
 )
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
-from react_agent.policies import Policy, Review, default_policies
+from react_agent.policies import Constrained, Policy, Review, default_policies
 
 NO_REVIEW = default_policies(off=["review"])
 NO_BEST_EFFORT = default_policies(off=["best_effort"])
@@ -1330,3 +1333,139 @@ def test_the_users_own_system_prompt_template_is_what_the_model_is_sent(
     assert Agent(model, toolbox, system_prompt=path).system_prompt.startswith("From a file.\n")
     with pytest.raises(ConfigError, match=r"\$tools"):
         Agent(model, toolbox, system_prompt="No tools here.")
+
+
+# -- typed results (output_type) ----------------------------------------------------------------
+class _Warmer(BaseModel):
+    city: str
+    celsius: int
+
+
+def _typed_final(value: Any) -> str:
+    return json.dumps({"thought": "I can answer now.", "action": {"final_answer": value}})
+
+
+def test_a_typed_final_answer_is_read_into_the_output_type() -> None:
+    events: list[Any] = []
+    replies = [act("get_weather", city="Rome"), _typed_final({"city": "Rome", "celsius": "24"})]
+    result, model = run(weather_toolbox(), replies, output_type=_Warmer, policies=NO_REVIEW,
+                        callbacks=[events.append])
+    assert result.status == "final_answer"
+    assert result.output == _Warmer(city="Rome", celsius=24)
+    assert result.final_answer == '{"city": "Rome", "celsius": "24"}'  # the text is kept
+    ready = [e for e in events if isinstance(e, OutputReady)]
+    assert len(ready) == 1 and ready[0].value == result.output
+    assert events.index(ready[0]) < next(i for i, e in enumerate(events)
+                                         if isinstance(e, FinalAnswer))
+    assert '"celsius"' in model.calls[0][0]["content"]  # the system prompt shows the shape
+
+
+def test_without_an_output_type_the_output_is_none_and_the_prompt_unchanged() -> None:
+    result, model = run(weather_toolbox(), [final("24 °C in Rome")], policies=NO_REVIEW)
+    assert result.output is None and result.status == "final_answer"
+    assert "JSON Schema" not in model.calls[0][0]["content"]
+
+
+def test_an_answer_that_does_not_fit_is_fed_back_with_per_field_errors() -> None:
+    events: list[Any] = []
+    replies = [_typed_final({"city": "Rome"}), _typed_final({"city": "Rome", "celsius": 24})]
+    result, model = run(Toolbox(), replies, output_type=_Warmer, policies=NO_REVIEW,
+                        callbacks=[events.append], max_steps=1)
+    assert result.status == "final_answer" and result.output == _Warmer(city="Rome", celsius=24)
+    feedback = model.calls[1][-1]["content"]
+    assert "- celsius: missing" in feedback and '"celsius"' in feedback
+    rejected = [e for e in events if isinstance(e, OutputRejected)]
+    assert [e.problems for e in rejected] == [("celsius: missing",)]
+    assert result.steps[0].records["output"] == {"problems": ["celsius: missing"]}
+    assert sum(isinstance(e, OutputReady) for e in events) == 1  # only once it validates
+    assert sum(isinstance(e, FinalAnswer) for e in events) == 1
+
+
+def test_retries_exhausted_end_the_run_as_output_invalid_with_the_text_kept() -> None:
+    replies = [final("Rome is warmer."), final("Rome, 24 degrees."), final("Rome!")]
+    result, model = run(Toolbox(), replies, output_type=_Warmer, policies=NO_REVIEW,
+                        output_retries=2)
+    assert result.status == "output_invalid"
+    assert result.output is None and result.final_answer == "Rome!"
+    assert result.error is not None and "3 times" in result.error
+    assert len(model.calls) == 3
+
+
+def test_output_retries_zero_ends_at_the_first_answer_that_does_not_fit() -> None:
+    result, model = run(Toolbox(), [final("Rome"), _typed_final({"city": "Rome", "celsius": 1})],
+                        output_type=_Warmer, policies=NO_REVIEW, output_retries=0)
+    assert result.status == "output_invalid" and len(model.calls) == 1
+
+
+def test_a_second_json_object_is_fed_back_not_guessed() -> None:
+    two = final('{"city": "Rome", "celsius": 24} or {"city": "Paris", "celsius": 18}')
+    result, model = run(Toolbox(), [two, _typed_final({"city": "Rome", "celsius": 24})],
+                        output_type=_Warmer, policies=NO_REVIEW)
+    assert "2 JSON values" in model.calls[1][-1]["content"]
+    assert result.output == _Warmer(city="Rome", celsius=24)
+
+
+def test_a_typed_answer_with_prose_around_the_json_is_read() -> None:
+    answer = 'Rome is warmer: ```json\n{"city": "Rome", "celsius": 24}\n```'
+    result, _ = run(Toolbox(), [final(answer)], output_type=list[str] | _Warmer,
+                    policies=NO_REVIEW)
+    assert result.output == _Warmer(city="Rome", celsius=24)
+
+
+def test_a_bad_output_type_is_refused_when_the_agent_is_made() -> None:
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(100):
+        deep = {"type": "array", "items": deep}
+    with pytest.raises(ConfigError, match="output_type"):
+        Agent(ScriptedModel([]), output_type=deep)
+    with pytest.raises(ConfigError, match="output_retries"):
+        Agent(ScriptedModel([]), output_type=int, output_retries=-1)
+
+
+def test_the_typed_value_is_saved_as_json_and_loaded_back(tmp_path: Any) -> None:
+    result, _ = run(Toolbox(), [_typed_final({"city": "Rome", "celsius": 24})],
+                    output_type=_Warmer, policies=NO_REVIEW)
+    result.save(tmp_path / "run.json")
+    loaded = RunResult.load(tmp_path / "run.json")
+    assert loaded.output == {"city": "Rome", "celsius": 24} and loaded.status == "final_answer"
+
+
+def test_the_async_api_gives_the_typed_value() -> None:
+    agent = Agent(ScriptedModel([_typed_final(["a", "b"])]), output_type=list[str],
+                  policies=NO_REVIEW)
+    result = asyncio.run(agent.arun("List two letters."))
+    assert result.output == ["a", "b"]
+
+
+def test_each_turn_of_a_conversation_gives_a_typed_value() -> None:
+    agent = Agent(ScriptedModel([_typed_final(3), final("four")]), output_type=int,
+                  policies=NO_REVIEW, output_retries=0)
+    chat = agent.chat()
+    assert chat.ask("One plus two?").output == 3
+    second = chat.ask("And plus one?")
+    assert second.status == "output_invalid" and second.output is None
+
+
+def test_the_reply_schema_holds_the_final_answer_to_the_output_schema() -> None:
+    model = ScriptedModel([_typed_final({"city": "Rome", "celsius": 24})])
+    Agent(model, weather_toolbox(), output_type=_Warmer,
+          policies=[Constrained(mode="auto")]).run(TASK)
+    schema = model.schemas[0]
+    assert schema is not None
+    final_branch = schema["properties"]["action"]["anyOf"][-1]
+    answer = final_branch["properties"]["final_answer"]
+    assert answer["required"] == ["city", "celsius"]
+    assert answer["properties"]["celsius"] == {"type": "integer"}  # no title: annotations cut
+
+
+def test_a_typed_answer_is_not_streamed_as_text_only_announced_once_it_fits() -> None:
+    replies = [final("Rome, warm."), _typed_final({"city": "Rome", "celsius": 24})]
+    agent = Agent(ScriptedModel(replies, chunk_chars=3), output_type=_Warmer,
+                  policies=NO_REVIEW, stream=True)
+    events = list(agent.iter(TASK))
+    assert not any(isinstance(e, AnswerToken) for e in events)
+    assert [type(e) for e in events if isinstance(e, (OutputRejected, OutputReady))] == [
+        OutputRejected, OutputReady]
+    pieces = list(Agent(ScriptedModel(replies, chunk_chars=3), output_type=_Warmer,
+                        policies=NO_REVIEW).stream_answer(TASK))
+    assert "".join(pieces) == '{"city": "Rome", "celsius": 24}'  # the rejected one never shows

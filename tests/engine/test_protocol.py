@@ -7,9 +7,10 @@ import json
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
+from pydantic import BaseModel
 
 from react_agent import Toolbox
-from react_agent.engine import reply_schema
+from react_agent.engine import output_spec, reply_schema
 
 
 def weather_toolbox() -> Toolbox:
@@ -111,3 +112,33 @@ def test_reply_schema_without_tools_allows_only_a_final_answer() -> None:
     schema = reply_schema(Toolbox())
     assert valid(schema, {"thought": "t", "action": {"final_answer": "x"}})
     assert not valid(schema, {"thought": "t", "action": {"name": "x", "args": {}}})
+
+
+class _Item(BaseModel):
+    name: str
+    count: int
+
+
+class _Order(BaseModel):
+    items: list[_Item]
+    note: str | None = None
+
+
+def test_the_final_answer_is_held_to_an_output_schema_with_its_references() -> None:
+    output = output_spec(_Order).schema
+    assert "$defs" in output  # pydantic writes the nested model as a reference
+    schema = reply_schema(weather_toolbox(), output)
+    Draft202012Validator.check_schema(schema)
+    check = Draft202012Validator(schema)
+    good = {"thought": "t", "action": {"final_answer": {"items": [{"name": "a", "count": 1}]}}}
+    assert check.is_valid(good)
+    for answer in ({"items": [{"name": "a"}]}, {"items": "a"}, "a text answer"):
+        assert not check.is_valid({"thought": "t", "action": {"final_answer": answer}})
+    assert check.is_valid({"thought": "t", "action": {"name": "get_weather",
+                                                      "args": {"city": "Rome"}}})
+    assert "title" not in json.dumps(schema["$defs"])  # annotations cut, as for arguments
+
+
+def test_without_an_output_schema_the_final_answer_is_a_string() -> None:
+    final = reply_schema(Toolbox())["properties"]["action"]["anyOf"][-1]
+    assert final["properties"]["final_answer"] == {"type": "string"}

@@ -222,3 +222,33 @@ def test_a_record_names_the_line_of_its_task(tmp_path: Path) -> None:
     assert [(r["id"], r["line"]) for r in read_records(tmp_path / "r.jsonl")] == [("x", 1),
                                                                                 ("2", 2)]
     assert report.records == read_records(tmp_path / "r.jsonl")
+
+
+COUNT = {"type": "object", "properties": {"lines": {"type": "integer"}}, "required": ["lines"]}
+
+
+@pytest.mark.parametrize(("reply", "valid", "output"), [
+    (answer('{"lines": "173"}'), True, {"lines": 173}),
+    (answer("About 173 lines."), False, None),
+])
+def test_a_tasks_typed_value_is_recorded_and_checked(tmp_path: Path, reply: str, valid: bool,
+                                                      output: object) -> None:
+    tasks = load_tasks(_write(tmp_path, {"task": "Count.", "output_schema": COUNT}))
+    report = run_batch(tasks, tmp_path / "r.jsonl",
+                       lambda task: Agent(ScriptedModel([reply]), output_type=task.output_schema,
+                                          output_retries=0, policies=default_policies(
+                                              off=["review"])))
+    (record,) = report.records
+    assert record["output"] == output and record["output_valid"] is valid
+    assert record["passed"] is valid
+    assert record["problems"] == ([] if valid else
+                                  ["the final answer has no typed value that fits output_schema"])
+    assert read_records(tmp_path / "r.jsonl")[0]["output"] == output
+
+
+def test_a_task_without_output_schema_records_no_typed_value(tmp_path: Path) -> None:
+    tasks = load_tasks(_write(tmp_path, {"task": "Count."}))
+    report = run_batch(tasks, tmp_path / "r.jsonl",
+                       lambda task: Agent(ScriptedModel([answer("173")]), Toolbox()))
+    assert report.records[0]["output"] is None and report.records[0]["output_valid"] is None
+    assert report.records[0]["passed"] is None

@@ -116,3 +116,25 @@ def test_the_example_tasks_files_load_with_their_annotations(name: str) -> None:
     observation and expected_by_seed in an expected call) are known keys."""
     path = Path(__file__).parents[2] / "examples" / "tasks" / f"{name}.jsonl"
     assert len(load_tasks(path)) == len(path.read_text("utf-8").splitlines())
+
+
+COUNT = {"type": "object", "properties": {"lines": {"type": "integer"}}, "required": ["lines"]}
+
+
+def test_a_tasks_output_schema_is_read_and_checked(tmp_path: Path) -> None:
+    (task,) = load_tasks(_write(tmp_path, {"task": "Count.", "output_schema": COUNT}))
+    assert task.output_schema == COUNT
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ([1], "output_schema: expected an object"),
+    ({"type": "nothing"}, "output_schema is not a valid JSON Schema"),
+    ({"$ref": "https://example.invalid/s.json"}, "refers outside the schema"),
+    ({"type": "object", "properties": {f"f{i}": {"type": "string"} for i in range(10_001)}},
+     "more than 10000 values"),
+])
+def test_a_bad_output_schema_names_the_line(tmp_path: Path, schema: object, message: str
+                                            ) -> None:
+    with pytest.raises(ConfigError, match="line 1: not a task") as info:
+        load_tasks(_write(tmp_path, {"task": "Count.", "output_schema": schema}))
+    assert message in str(info.value)

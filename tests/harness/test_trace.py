@@ -382,3 +382,23 @@ def test_a_reply_cut_by_the_token_limit_is_named_in_the_trace(tmp_path: Path) ->
     assert calls[0]["finish_reason"] == "length" and "token limit" in calls[0]["parse_error"]
     assert calls[1]["finish_reason"] == "stop"
     assert read_trace(path)[0].steps[0].finish_reason == "length"
+
+
+def test_a_typed_run_is_traced_read_back_and_replayed_as_it_was_printed(tmp_path: Path) -> None:
+    replies = [json.dumps({"thought": "t", "action": {"final_answer": "about 3"}}),
+               json.dumps({"thought": "t", "action": {"final_answer": {"lines": "3"}}})]
+    live = io.StringIO()
+    with TraceWriter(tmp_path / "t.jsonl") as trace:
+        result = Agent(ScriptedModel(replies), Toolbox(), output_type=dict[str, int],
+                       callbacks=[Printer(live), trace],
+                       policies=default_policies(off=["review"])).run("Count.")
+    assert result.output == {"lines": 3}
+    [again] = read_trace(tmp_path / "t.jsonl")
+    assert again.output == {"lines": 3}
+    replayed = io.StringIO()
+    replay_printer = Printer(replayed)
+    for event in replay_events(again):
+        replay_printer(event)
+    assert replayed.getvalue() == live.getvalue()
+    assert "Output does not fit: " in live.getvalue()
+    assert 'Output: {"lines": 3}' in live.getvalue()

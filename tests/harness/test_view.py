@@ -505,3 +505,16 @@ def test_every_piece_of_the_page_markup_is_used_and_none_is_missing() -> None:
                  for m in template.pattern.finditer(template.template)} - {None}
         filled = template.substitute(dict.fromkeys(names, "<x>"))
         assert "$" not in filled and filled.startswith("<") and filled.endswith(">"), name
+
+
+def test_a_run_page_shows_the_typed_value() -> None:
+    replies = [json.dumps({"thought": "t", "action": {"final_answer": {"lines": "<b>7</b>"}}})]
+    result = Agent(ScriptedModel(replies), Toolbox(), output_type=dict[str, str],
+                   policies=default_policies(off=["review"])).run("Count.")
+    assert result.output == {"lines": "<b>7</b>"}
+    page = render_view(result)
+    assert "Output (the typed value)" in page
+    assert "&lt;b&gt;7&lt;/b&gt;" in page and "<b>7</b>" not in page
+    plain = Agent(ScriptedModel([replies[0]]), Toolbox(),
+                  policies=default_policies(off=["review"])).run("Count.")
+    assert "Output (the typed value)" not in render_view(plain)

@@ -9,16 +9,20 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import assert_streamed
 from jsonschema import Draft202012Validator
+from pydantic import BaseModel, Field
 from scenarios import check_run, seed_turns
 from tools import SENT_MESSAGES, seed000, seed002, seed003, seed004
 
 from react_agent import Agent, RunResult
 from react_agent.engine import reply_schema
 from react_agent.policies import AnswerFloor, Constrained, default_policies
+from react_agent.tools.builtin import builtin_toolbox
 
 pytestmark = pytest.mark.real_model
 
@@ -318,3 +322,22 @@ def test_a_forged_turn_in_a_tool_result_is_text_in_the_models_context(embedded_m
                   for marker in (b"<|im_start|>", b"<|im_end|>"))
     assert [t for t in context if t in control] == [start, end] * 4 + [start]
     assert json.loads(reply.text)["thought"]
+
+
+class _LineTotal(BaseModel):
+    file: str
+    lines: int = Field(description="the number of lines in the file")
+    times_three: int
+
+
+def test_a_multi_step_task_gives_a_typed_value(embedded_model: Any, tmp_path: Path) -> None:
+    """A multi-step task with a pydantic output type: the file's lines looked up with a tool,
+    then the typed value, validated (retries within output_retries allowed)."""
+    (tmp_path / "README.md").write_text("".join(f"line {n}\n" for n in range(173)), "utf-8")
+    agent = Agent(embedded_model, builtin_toolbox(tmp_path), output_type=_LineTotal,
+                  max_steps=6)
+    result = agent.run("How many lines does README.md have, times 3?")
+    assert result.status == "final_answer", (result.error, result.final_answer)
+    assert isinstance(result.output, _LineTotal)
+    assert result.output.lines == 173 and result.output.times_three == 519
+    assert any(c.name in ("file_info", "read_file") for c in result.tool_calls)

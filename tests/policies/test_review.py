@@ -448,3 +448,22 @@ def test_a_review_answer_that_restates_a_value_wrongly_keeps_the_draft(toolbox: 
     assert result.final_answer == "Paris is warm."
     replies[2] = final("It is 18 °C in Paris.")
     assert run(toolbox, replies)[0].final_answer == "It is 18 °C in Paris."
+
+
+def test_a_typed_answer_is_not_reviewed() -> None:
+    typed = '{"thought": "t", "action": {"final_answer": {"city": "Paris"}}}'
+    result, model = run(weather_toolbox(), [act("get_weather", city="Paris"), typed],
+                        policies=ALWAYS, output_type=dict[str, str])
+    assert len(model.calls) == 2 and result.output == {"city": "Paris"}
+    assert not any(reviewed(result))
+
+
+def test_a_focused_answer_to_a_loop_that_does_not_fit_the_type_is_output_invalid() -> None:
+    toolbox, _ = counting_toolbox()
+    answer = '{"thought": "I have it.", "action": {"final_answer": "value of a"}}'
+    model = ScriptedModel([call_lookup('{"key": "a"}')] * 4 + [answer])
+    result = Agent(model, toolbox, policies=default_policies(off=["repeat"]),
+                   output_type=dict[str, int]).run("task")
+    assert (result.status, result.output, result.final_answer) == (
+        "output_invalid", None, "value of a")
+    assert result.error is not None and "did not fit" in result.error

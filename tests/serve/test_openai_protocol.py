@@ -192,3 +192,37 @@ def test_streamed_tool_call_deltas_add_up_to_the_calls() -> None:
         assert "".join(pieces) == whole["function"]["arguments"]
     assert len([d for d in deltas if d["index"] == 0]) > 3  # the arguments come in pieces
     assert json.loads(calls[0]["function"]["arguments"]) == {"city": "Zürich, " * 10}
+
+
+# -- response_format -----------------------------------------------------------------------------
+def _typed_body(response_format: Any) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {
+                "name": "f", "description": "F.", "parameters": {"type": "object"}}}],
+            "response_format": response_format}
+
+
+def test_a_json_schema_response_format_is_the_output_type() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    plan = read_request(_typed_body({"type": "json_schema",
+                                     "json_schema": {"name": "x", "schema": schema}}))
+    assert plan.output is not None and plan.output.schema == schema
+    assert '"required": ["n"]' in plan.messages[0]["content"]
+    assert read_request(_typed_body({"type": "json_object"})).output is None
+    assert read_request(_typed_body(None)).output is None
+
+
+@pytest.mark.parametrize(("response_format", "param", "message"), [
+    ("json", "response_format", "must be an object"),
+    ({"type": "xml"}, "response_format.type", "must be"),
+    ({"type": "json_schema"}, "response_format.json_schema.schema", "must be a JSON Schema"),
+    ({"type": "json_schema", "json_schema": {"schema": {"$ref": "http://x.invalid/s"}}},
+     "response_format.json_schema.schema", "refers outside the schema"),
+    ({"type": "json_schema", "json_schema": {"schema": {"type": "nope"}}},
+     "response_format.json_schema.schema", "not a valid JSON Schema"),
+])
+def test_a_bad_response_format_is_a_request_error(response_format: Any, param: str,
+                                                  message: str) -> None:
+    with pytest.raises(RequestError, match=message) as info:
+        read_request(_typed_body(response_format))
+    assert info.value.param == param

@@ -1010,3 +1010,28 @@ def test_the_simplest_tool_loop_ends_after_one_call_on_the_embedded_model(
                              "content": str(args["a"] * args["b"])})
     assert calls == 1 and reply.finish_reason == "stop"
     assert "437" in (reply.message.content or "")
+
+
+def test_tools_with_a_json_schema_response_format_get_the_typed_value(
+    serve: Callable[..., str],
+) -> None:
+    schema = {"type": "object", "properties": {"celsius": {"type": "integer"}},
+              "required": ["celsius"], "additionalProperties": False}
+    typed = {"type": "json_schema", "json_schema": {"name": "t", "schema": schema}}
+    final = json.dumps({"thought": "t", "action": {"final_answer": {"celsius": "22"}}})
+    model = ScriptedModel([final, final], chunk_chars=4)
+    client = openai.OpenAI(base_url=serve(model), api_key="unused")
+    reply = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER],
+                                           response_format=typed)  # type: ignore[arg-type]
+    assert json.loads(reply.choices[0].message.content or "") == {"celsius": 22}
+    chunks = list(client.chat.completions.create(
+        model="any", messages=USER, tools=[WEATHER], response_format=typed,  # type: ignore
+        stream=True))
+    pieces = [c.choices[0].delta.content for c in chunks
+              if c.choices and c.choices[0].delta.content]
+    assert pieces == ['{"celsius": 22}']  # announced once, when it validates
+    bad = {"type": "json_schema", "json_schema": {"name": "t", "schema": {"type": "nope"}}}
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(model="any", messages=USER, tools=[WEATHER],
+                                       response_format=bad)  # type: ignore[arg-type]
+    assert "response_format.json_schema.schema" in str(info.value)

@@ -261,3 +261,45 @@ def test_a_turns_policies_follow_what_each_policy_declares_not_its_name() -> Non
     defaults = [p.name for p in turn_policies(plan)]
     assert "review" not in defaults and "best_effort" not in defaults  # runs_in_serve = False
     assert defaults.index("tool_choice") == defaults.index("repeat") - 1
+
+
+# -- response_format json_schema: a typed final answer ------------------------------------------
+FORECAST = {"type": "object", "properties": {"city": {"type": "string"},
+                                             "celsius": {"type": "integer"}},
+            "required": ["city", "celsius"], "additionalProperties": False}
+TYPED = {"response_format": {"type": "json_schema",
+                             "json_schema": {"name": "forecast", "schema": FORECAST}}}
+
+
+def typed_answer(value: Any) -> str:
+    return json.dumps({"thought": "done", "action": {"final_answer": value}})
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_typed_answer_is_the_json_of_the_validated_value(stream: bool) -> None:
+    model = ScriptedModel([typed_answer({"city": "Paris"}),
+                           typed_answer({"city": "Paris", "celsius": "22"})])
+    pieces, result = turn(model, stream=stream, **TYPED)
+    assert pieces == []  # nothing handed out before the value validates
+    assert result.error is None and result.attempts == 2
+    assert json.loads(result.answer or "") == {"city": "Paris", "celsius": 22}
+    assert "- celsius: missing" in model.calls[1][-1]["content"]
+    assert '"celsius"' in model.calls[0][0]["content"]  # the system prompt shows the schema
+
+
+def test_a_typed_answer_that_never_fits_is_an_error() -> None:
+    model = ScriptedModel([typed_answer("Sunny.")] * 2)
+    _, result = turn(model, max_retries=1, **TYPED)
+    assert result.answer is None and result.error is not None
+    assert result.error.kind == "output_invalid" and result.attempts == 2
+
+
+def test_a_typed_turn_still_hands_out_tool_calls() -> None:
+    model = ScriptedModel([act(("get_weather", {"city": "Paris"}))])
+    _, result = turn(model, **TYPED)
+    assert [c.name for c in result.calls] == ["get_weather"] and result.answer is None
+
+
+def test_without_response_format_the_answer_is_text() -> None:
+    _, result = turn(ScriptedModel([ANSWER]), response_format={"type": "text"})
+    assert result.answer == 'Sunny, "22" °C.'

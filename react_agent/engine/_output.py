@@ -1,0 +1,192 @@
+"""A typed final answer: a run's output type as a JSON Schema, and a final answer read into a
+value of that type.
+
+:func:`output_spec` turns what ``Agent(..., output_type=...)`` was given (a pydantic model, a
+dataclass, a ``TypedDict``, a plain type such as ``int``, ``list[str]`` or ``Literal[...]``,
+or a JSON Schema ``dict``) into an :class:`Output`: the schema the system prompt shows and
+constrained decoding holds the final answer to, and :meth:`Output.read`, which reads a final
+answer into the typed value or says, field by field, why it does not fit.
+
+Reading is tolerant the way the parser is: the final answer may be a JSON value given in the
+action (``{"final_answer": {...}}``, which the parser hands on as its JSON text) or JSON inside
+the answer's text, in a fence or with prose around it, with the parser's repairs. Two JSON
+values are an error, never a guess. The value is then cleaned like tool arguments (``"4243"``
+-> 4243 where an integer is due) and validated: by pydantic for a Python type, by the bounded
+validator of :mod:`react_agent.tools.schema` for a JSON Schema.
+
+The idea is pydantic-ai's ``output_type`` in its prompted mode (``PromptedOutput``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic.errors import PydanticUserError
+
+from .._json import text_json, walk
+from .._persist import shown
+from ..errors import ConfigError, ToolDefinitionError
+from ..parsing import FAIL, load_json, load_or_repair
+from ..tools import MAX_ARGS_DEPTH, MAX_PROBLEMS, clean_value, value_problems
+from ..tools import schema as json_schema
+from ._protocol import _strip
+
+MAX_OUTPUT_CHARS = 100_000
+"""The longest final answer read for a typed value, in characters; a longer one does not fit."""
+
+MAX_CANDIDATES = 64
+"""At most this many places where a JSON value may start are tried in one final answer."""
+
+_TITLE = frozenset({"title"})
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+_OPENER = re.compile(r"[{\[]")
+
+
+@dataclass(frozen=True)
+class Output:
+    """The output type of a run.
+
+    Attributes:
+        schema: the JSON Schema of the typed value (bounded and checked): shown in the system
+            prompt and, where the backend constrains decoding, the final answer's schema.
+        adapter: pydantic's adapter of a Python type; ``None`` for a JSON Schema given as a
+            ``dict`` (validated by the bounded validator).
+    """
+
+    schema: dict[str, Any]
+    adapter: TypeAdapter[Any] | None = None
+
+    @property
+    def text(self) -> bool:
+        """Whether the typed value is a string (the answer's text is the value)."""
+        return self.schema.get("type") == "string"
+
+    def read(self, answer: str) -> tuple[Any, list[str]]:
+        """The typed value of the final answer ``answer``: ``(value, [])``, or ``(None,
+        problems)`` with one problem per field in words for the model (``"count: missing"``,
+        ``"(value): the answer holds 2 JSON values; give exactly one"``). Never raises for any
+        ``answer``; bounded by :data:`MAX_OUTPUT_CHARS`, :data:`MAX_CANDIDATES` and the
+        validation budget of :mod:`react_agent.tools.schema`."""
+        if len(answer) > MAX_OUTPUT_CHARS:
+            return None, [f"(value): the final answer is longer than {MAX_OUTPUT_CHARS} "
+                          "characters; give only the value"]
+        value, problem = self._found(answer)
+        if problem:
+            return None, [problem]
+        for node, depth, _ in walk(value, MAX_ARGS_DEPTH):
+            if depth > MAX_ARGS_DEPTH and isinstance(node, (dict, list)):
+                return None, [f"(value): nested more than {MAX_ARGS_DEPTH} levels deep"]
+        try:
+            with json_schema.budget():
+                value, _ = clean_value(self.schema, value)
+        except json_schema.Unchecked:
+            pass  # validation says what is wrong
+        if self.adapter is None:
+            problems = value_problems(self.schema, value)
+            return (None, problems) if problems else (value, [])
+        try:
+            return self.adapter.validate_python(value), []
+        except ValidationError as exc:
+            return None, [_problem(e) for e in exc.errors(include_url=False)[:MAX_PROBLEMS]]
+        except (ValueError, TypeError, RecursionError) as exc:  # a validator of the type's own
+            return None, [f"(value): {type(exc).__name__}: {str(exc)[:200]}"]
+
+    def _found(self, answer: str) -> tuple[Any, str]:
+        """The one JSON value in ``answer`` (or, for a string type, the answer's text), and
+        ``""``; or ``None`` and what is wrong."""
+        text = answer.strip()
+        whole = load_json(text)
+        if self.text:  # the answer's text, unless it is written as one JSON string
+            return (whole if isinstance(whole, str) else text), ""
+        if whole is not FAIL:
+            return whole, ""
+        fenced = _FENCE.findall(text)
+        values = [v for v in (_load(block.strip()) for block in fenced) if v is not FAIL] \
+            if fenced else _embedded(text)
+        if len(values) > 1:
+            count = str(len(values)) if len(values) < MAX_CANDIDATES else "many"
+            return None, (f"(value): the answer holds {count} JSON values; give exactly one, "
+                          "the answer itself")
+        if values:
+            return values[0], ""
+        if _OPENER.search(text):  # a broken value: the parser's repairs may read it
+            start = _OPENER.search(text)
+            assert start is not None
+            end = max(text.rfind("}"), text.rfind("]"))
+            repaired = _load(text[start.start():end + 1]) if end > start.start() else FAIL
+            if repaired is not FAIL:
+                return repaired, ""
+            return None, "(value): the answer holds no complete JSON value; give the value as JSON"
+        return text, ""  # a bare word or number: cleaning and validation decide
+
+    def shape(self) -> str:
+        """The schema as compact JSON for the prompt, without titles (a field's description
+        is kept: it helps the model)."""
+        return text_json(_strip(self.schema, _TITLE))
+
+
+def _load(text: str) -> Any:
+    value, _, _ = load_or_repair(text)
+    return value
+
+
+def _embedded(text: str) -> list[Any]:
+    """The JSON objects and arrays written in ``text`` among prose, outermost only, in order
+    (at most :data:`MAX_CANDIDATES` places tried)."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    pos, tried = 0, 0
+    while tried < MAX_CANDIDATES:
+        match = _OPENER.search(text, pos)
+        if match is None:
+            break
+        tried += 1
+        try:
+            value, end = decoder.raw_decode(text, match.start())
+        except (ValueError, RecursionError):
+            pos = match.start() + 1
+            continue
+        values.append(value)
+        pos = end
+    return values
+
+
+def _problem(error: Any) -> str:
+    where = ".".join(str(part) for part in error["loc"]) or "(value)"
+    if error["type"] == "missing":
+        return f"{where}: missing"
+    return f"{where}: {error['msg']}, got {shown(error.get('input'))}"
+
+
+def output_spec(output_type: Any) -> Output:
+    """The :class:`Output` of ``output_type``: a JSON Schema ``dict``, or any type pydantic
+    can validate (a ``BaseModel``, a dataclass, a ``TypedDict``, ``int``, ``list[str]``,
+    ``Literal["yes", "no"]``, ...).
+
+    Raises:
+        ConfigError: pydantic cannot make a schema of the type, or the schema is not a valid,
+            bounded, self-contained JSON Schema (deeper than
+            :data:`~react_agent.tools.schema.MAX_DEPTH`, more than
+            :data:`~react_agent.tools.schema.MAX_NODES` values, a reference outside it).
+    """
+    adapter: TypeAdapter[Any] | None = None
+    if isinstance(output_type, dict):
+        schema = output_type
+    else:
+        try:
+            adapter = TypeAdapter(output_type)
+            schema = adapter.json_schema()
+        except (PydanticUserError, TypeError, ValueError, RecursionError) as exc:
+            raise ConfigError(f"output_type {output_type!r:.100} is not a type pydantic can "
+                              f"validate ({type(exc).__name__}: {str(exc)[:200]}); give a "
+                              "pydantic model, a dataclass, a TypedDict, a plain type or a "
+                              "JSON Schema dict.") from exc
+    try:
+        json_schema.check_valid(schema, "output_type")
+    except ToolDefinitionError as exc:
+        raise ConfigError(str(exc)) from None
+    return Output(schema, adapter)

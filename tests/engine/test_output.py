@@ -1,0 +1,192 @@
+"""Tests for react_agent.engine._output: an output type as a JSON Schema, and a final answer read
+into a typed value of it (each kind of type, and each way an answer fails to fit)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+
+from react_agent import ConfigError
+from react_agent.engine import MAX_OUTPUT_CHARS, output_spec
+from react_agent.tools.schema import MAX_DEPTH, MAX_NODES
+
+
+class LineCount(BaseModel):
+    file: str
+    lines: int
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+class Person(TypedDict):
+    name: str
+    age: int
+
+
+COUNT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"file": {"type": "string"}, "lines": {"type": "integer"}},
+    "required": ["file", "lines"],
+    "additionalProperties": False,
+}
+
+
+def read(output_type: Any, answer: str) -> tuple[Any, list[str]]:
+    return output_spec(output_type).read(answer)
+
+
+# -- each kind of type --------------------------------------------------------------------------
+def test_a_pydantic_model_from_the_json_of_an_object_answer() -> None:
+    value, problems = read(LineCount, '{"file": "a.md", "lines": 173}')
+    assert problems == [] and value == LineCount(file="a.md", lines=173)
+
+
+def test_a_dataclass() -> None:
+    assert read(Point, '{"x": 1, "y": "2"}') == (Point(1, 2), [])
+
+
+def test_a_typed_dict() -> None:
+    assert read(Person, '{"name": "Ada", "age": 36}') == ({"name": "Ada", "age": 36}, [])
+
+
+@pytest.mark.parametrize(("output_type", "answer", "value"), [
+    (int, "519", 519),
+    (int, '"4243"', 4243),  # cleaned like a tool argument: a numeric string where an int is due
+    (float, "2.5", 2.5),
+    (bool, "true", True),
+    (list[str], '["a", "b"]', ["a", "b"]),
+    (list[int], '["1", 2]', [1, 2]),
+    (Literal["yes", "no"], '"yes"', "yes"),
+    (str, "Some prose, kept whole {not json}.", "Some prose, kept whole {not json}."),
+    (str, "42", "42"),
+    (str, '"quoted"', "quoted"),
+])
+def test_plain_types(output_type: Any, answer: str, value: Any) -> None:
+    got, problems = read(output_type, answer)
+    assert problems == [] and got == value and type(got) is type(value)
+
+
+def test_a_json_schema_dict_is_validated_by_the_bounded_validator() -> None:
+    spec = output_spec(COUNT_SCHEMA)
+    assert spec.adapter is None
+    assert spec.read('{"file": "a", "lines": "12"}') == ({"file": "a", "lines": 12}, [])
+    _, problems = spec.read('{"file": "a", "lines": 12, "extra": 1}')
+    assert problems and "extra" in problems[0]
+
+
+# -- reading the answer tolerantly ---------------------------------------------------------------
+def test_json_in_a_fence_with_prose_around_it() -> None:
+    answer = 'Here it is:\n```json\n{"file": "a.md", "lines": 3}\n```\nDone.'
+    assert read(LineCount, answer) == (LineCount(file="a.md", lines=3), [])
+
+
+def test_json_among_prose_without_a_fence() -> None:
+    answer = 'The result is {"file": "a.md", "lines": 3} as counted.'
+    assert read(LineCount, answer) == (LineCount(file="a.md", lines=3), [])
+
+
+def test_broken_json_is_read_with_the_parsers_repairs() -> None:
+    answer = "{'file': 'a.md', 'lines': 3,}"  # single quotes and a trailing comma
+    assert read(LineCount, answer) == (LineCount(file="a.md", lines=3), [])
+
+
+# -- each failure -------------------------------------------------------------------------------
+def test_a_missing_field_is_named() -> None:
+    value, problems = read(LineCount, '{"file": "a.md"}')
+    assert value is None and problems == ["lines: missing"]
+
+
+def test_a_missing_field_of_a_json_schema_is_named() -> None:
+    value, problems = read(COUNT_SCHEMA, '{"file": "a.md"}')
+    assert value is None and problems == ["lines: missing"]
+
+
+def test_a_wrong_type_is_named_with_its_field() -> None:
+    value, problems = read(LineCount, '{"file": "a.md", "lines": [1]}')
+    assert value is None and len(problems) == 1 and problems[0].startswith("lines: ")
+
+
+def test_a_value_that_cannot_be_coerced() -> None:
+    value, problems = read(LineCount, '{"file": "a.md", "lines": "many"}')
+    assert value is None and problems[0].startswith("lines: ") and "many" in problems[0]
+    value, problems = read(COUNT_SCHEMA, '{"file": "a.md", "lines": "many"}')
+    assert value is None and problems[0].startswith("lines: ")
+
+
+def test_prose_where_a_number_is_due_is_not_guessed_at() -> None:
+    value, problems = read(int, "There are 173 lines.")
+    assert value is None and problems
+
+
+def test_a_second_json_value_is_an_error_never_a_guess() -> None:
+    answer = '{"file": "a.md", "lines": 3} or maybe {"file": "b.md", "lines": 4}'
+    value, problems = read(LineCount, answer)
+    assert value is None and problems == [
+        "(value): the answer holds 2 JSON values; give exactly one, the answer itself"]
+    fenced = '```json\n{"file": "a", "lines": 1}\n```\n```json\n{"file": "b", "lines": 2}\n```'
+    assert read(LineCount, fenced)[0] is None
+
+
+def test_a_broken_value_that_cannot_be_repaired() -> None:
+    value, problems = read(LineCount, 'It is {"file": "a.md", "lines": }')
+    assert value is None and problems
+
+
+def test_an_answer_too_long_is_refused_before_reading() -> None:
+    value, problems = read(list[int], "[" + "1," * MAX_OUTPUT_CHARS + "1]")
+    assert value is None and "longer than" in problems[0]
+
+
+def test_a_value_nested_too_deeply_is_refused() -> None:
+    value, problems = read(list[Any], "[" * 200 + "]" * 200)
+    assert value is None and "nested" in problems[0]
+
+
+# -- the type itself ----------------------------------------------------------------------------
+def test_a_schema_nested_too_deeply_is_refused_at_construction() -> None:
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(MAX_DEPTH + 5):
+        deep = {"type": "array", "items": deep}
+    with pytest.raises(ConfigError, match="nested deeper"):
+        output_spec(deep)
+
+
+def test_a_huge_schema_is_refused_at_construction() -> None:
+    huge = {"type": "object", "properties": {f"f{i}": {"type": "string"}
+                                             for i in range(MAX_NODES)}}
+    with pytest.raises(ConfigError, match="more than"):
+        output_spec(huge)
+
+
+def test_a_schema_referring_outside_itself_is_refused() -> None:
+    with pytest.raises(ConfigError, match="refers outside"):
+        output_spec({"$ref": "https://example.invalid/schema.json"})
+
+
+def test_an_invalid_schema_is_refused() -> None:
+    with pytest.raises(ConfigError, match="not a valid JSON Schema"):
+        output_spec({"type": "no-such-type"})
+
+
+def test_a_value_that_is_not_a_type_is_refused() -> None:
+    with pytest.raises(ConfigError, match="not a type pydantic can validate"):
+        output_spec(object())
+
+
+def test_the_shape_shown_has_no_titles() -> None:
+    shape = output_spec(LineCount).shape()
+    assert '"title"' not in shape and '"lines"' in shape
+
+
+def test_many_json_values_are_looked_for_only_so_far() -> None:
+    value, problems = read(LineCount, '{"file": "a", "lines": 1} ' * 1_000)
+    assert value is None and problems == [
+        "(value): the answer holds many JSON values; give exactly one, the answer itself"]
