@@ -393,7 +393,7 @@ def _start_cli(url: str, marker: Path, *extra: str) -> subprocess.Popen[str]:
     )
 
 
-def _wait_for(condition: Any, what: str, seconds: float = 30) -> None:
+def _wait_for(condition: Any, what: str, seconds: float = 120) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
