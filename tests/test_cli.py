@@ -919,3 +919,16 @@ def test_a_bad_output_schema_file_exits_2_naming_it(
     assert main(["run", "x", "--output-schema", str(schema), "--base-url", UNREACHABLE]) == 2
     err = capsys.readouterr().err
     assert str(schema) in err and message in err
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--with-policy", "review"], "--with-policy review: this policy is set with --review"),
+    (["--with-policy", "answer_floor"], "set with --answer-floor"),
+    (["--with-policy", "held_calls", "--without-policy", "held_calls"], "contradict"),
+])
+def test_policy_options_that_contradict_each_other_exit_2_before_the_model_loads(
+    options: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "x", *options, "--model", "local:/nonexistent.gguf"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "GGUF" not in err  # refused before the model is looked for

@@ -64,11 +64,12 @@ class Session:
         self.args = args
         self.mcp = open_mcp(args)  # a server that cannot start fails before loading
         self.default_tools = self.toolbox(args.tools)  # a bad --tools fails before loading
+        check_policy_options(args)  # and so do the policy options and the output schema
+        path = getattr(args, "output_schema", None)
+        self.output_schema = read_output_schema(path) if path else None
         self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens,
                                 quiet=printer is None)
         self.policies = cli_policies(self.model, args)
-        path = getattr(args, "output_schema", None)
-        self.output_schema = read_output_schema(path) if path else None
         self.callbacks: list[Any] = [printer] if printer else []
         resumed = getattr(args, "resume", None)
         same = bool(args.trace and resumed and same_file(args.trace, resumed))
@@ -109,6 +110,27 @@ class Session:
             self.mcp.close()
         if self.trace:
             self.trace.close()
+
+
+OWN_OPTION = {"review": "--review", "constrained": "--constrained",
+              "answer_floor": "--answer-floor", "routing": "--routing"}
+"""The policies the command line sets with an option of their own, not ``--with-policy``."""
+
+
+def check_policy_options(args: argparse.Namespace) -> None:
+    """Refuse policy options that contradict each other, before any model is loaded.
+
+    Raises:
+        ConfigError: ``--with-policy`` names a policy set by its own option, or a policy that
+            ``--without-policy`` also names.
+    """
+    for name in args.with_policy:
+        if name in OWN_OPTION:
+            raise ConfigError(f"--with-policy {name}: this policy is set with "
+                              f"{OWN_OPTION[name]} (see --help).")
+        if name in args.without_policy:
+            raise ConfigError(f"--with-policy {name} and --without-policy {name} contradict "
+                              "each other: give one.")
 
 
 def cli_policies(model: ChatModel, args: argparse.Namespace, off: tuple[str, ...] = ()

@@ -65,7 +65,17 @@ from ..errors import ConfigError, OutputParseError
 from ..events import Event, ModelCallFinished, ModelCallStarted, PolicyNote
 from ..parsing import parse_error, parse_reply, strip_reasoning
 from ..tools import Toolbox, argument_for_bare_value
-from ..types import Message, ModelReply, Reply, RunResult, Status, Step, ToolCall, ToolResult
+from ..types import (
+    STATUSES,
+    Message,
+    ModelReply,
+    Reply,
+    RunResult,
+    Status,
+    Step,
+    ToolCall,
+    ToolResult,
+)
 from ._facts import Facts
 from ._output import Output
 from ._protocol import Invoke, Query, observation_message, reply_schema, signature
@@ -80,9 +90,18 @@ CUT_BY_TOKEN_LIMIT = "Your reply was cut off by the token limit (finish_reason \
 
 class StopRun(Exception):
     """The run ends here with ``status`` and ``error`` (raised where that is decided, by the
-    loop or a policy, and caught once by the loop)."""
+    loop or a policy, and caught once by the loop). A policy that ends a run for a budget of
+    its own uses ``"max_steps"`` and says which budget in ``error``.
+
+    Raises:
+        ConfigError: ``status`` is not one of :data:`~react_agent.types.STATUSES` (a saved run
+            with it could not be loaded again).
+    """
 
     def __init__(self, status: Status, error: str | None = None) -> None:
+        if status not in STATUSES:
+            raise ConfigError(f"StopRun status {status!r} is not a run status; use one of "
+                              f"{', '.join(STATUSES)} (and say why in error=).")
         super().__init__(status, error)
         self.status, self.error = status, error
 

@@ -336,3 +336,19 @@ def test_the_docs_policy_that_keeps_state_for_a_run_runs_as_written() -> None:
     ran.clear()
     second = agent.run("Search four times again.")  # a new run: a new count
     assert ran == ["q1", "q2", "q3"] and second.steps[3].results[0].error == "refused"
+    ran.clear()
+    cut = Agent(ScriptedModel(replies[:3]), toolbox, max_steps=3,
+                policies=[namespace["AtMostThree"]()]).run("Search four times.")
+    assert cut.status == "max_steps" and ran == ["q1", "q2", "q3"]
+    resumed = Agent(ScriptedModel(replies[3:]), toolbox,
+                    policies=[namespace["AtMostThree"]()]).resume(cut)
+    assert ran == ["q1", "q2", "q3"]  # a resumed run counts the calls of its history
+    assert resumed.steps[3].results[0].error == "refused"
+
+
+def test_a_policy_ends_a_run_only_with_a_run_status() -> None:
+    from react_agent.engine import StopRun
+
+    assert StopRun("max_steps", "a budget of its own").status == "max_steps"
+    with pytest.raises(ConfigError, match="not a run status"):
+        StopRun("token_budget")  # type: ignore[arg-type]
