@@ -18,7 +18,7 @@ import json
 import math
 import re
 
-from ..tools.builtin import evaluate
+from ..tools.builtin import MAX_EXPRESSION_CHARS, evaluate
 from ..types import JSON_NUMBER
 from ._escapes import json_string
 from ._scan import KEY_AHEAD, QUOTES, STRING_BODY, VALUE_START, prev_significant, string_end
@@ -31,7 +31,9 @@ class RepairError(ValueError):
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARITHMETIC = re.compile(r"[-+(\d.][\d.\s()+\-*/%]*[\d.)]")
+_ARITHMETIC = re.compile(r"[-+(\d.][\d.\s()+\-*/%]{0,"  # at most the calculator's length
+                         + str(MAX_EXPRESSION_CHARS - 2) + r"}[\d.)]")
+_SPACES = re.compile(r"\s*")
 _OPERATOR = re.compile(r"[\d.)]\s*(?:[-+*/%])")
 _NOT_ARITHMETIC = re.compile(r"\d-\d|[\d.)]\s+[-+][\d.(]")  # 2030-01-02, 10-20; [1 -2]
 _NUMBER = JSON_NUMBER
@@ -556,7 +558,8 @@ def _arithmetic(raw: str, i: int) -> tuple[str, int, str] | None:
     if m is None or not _OPERATOR.search(m.group()) or _NOT_ARITHMETIC.search(m.group()):
         return None
     end = m.end()
-    if raw[end:].lstrip()[:1] not in ("", ",", "}", "]"):
+    after = _SPACES.match(raw, end).end()
+    if raw[after:after + 1] not in ("", ",", "}", "]"):
         return None
     try:
         value = evaluate(m.group())

@@ -169,6 +169,19 @@ def test_arithmetic_values_are_computed_and_recorded() -> None:
     assert "arithmetic computed (0.1 * 3 = 0.3)" in reply.repairs
 
 
+def test_arithmetic_is_read_at_most_the_calculators_length_at_each_value() -> None:
+    """Hostile input: ``[1+1+...+1]`` of 100 KB took 134 s (each value's scan ran to the end
+    of the run, quadratic in its length). Each value reads at most the calculator's
+    expression length, so the work is linear."""
+    from react_agent.parsing._repair import _ARITHMETIC
+    from react_agent.tools.builtin import MAX_EXPRESSION_CHARS
+
+    run = "+".join(["1"] * 5000)
+    assert _ARITHMETIC.match(run, 0).end() <= MAX_EXPRESSION_CHARS  # type: ignore[union-attr]
+    short = parse_reply('{"thought": "x", "action": {"name": "a", "args": {"n": 1+1+1}}}')
+    assert short.tool_calls[0].args == {"n": 3}
+
+
 def test_invalid_json_errors_quote_where_the_json_broke() -> None:
     with pytest.raises(OutputParseError) as info:
         parse_reply('{"thought": "x", "action": {"name": "a", "args": {"n": 3 * one}}}')

@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 
 from .._toolbox import Toolbox
-from ._calculator import calculate, evaluate
+from ._calculator import MAX_EXPRESSION_CHARS, calculate, evaluate
 from ._clock import current_datetime
 from ._files import FileTools
 from ._memory import MemoryStore, memory_tools
 
-__all__ = ["FileTools", "MemoryStore", "builtin_toolbox", "calculate", "current_datetime",
+__all__ = ["MAX_EXPRESSION_CHARS", "FileTools", "MemoryStore", "builtin_toolbox", "calculate",
+           "current_datetime",
            "evaluate", "memory_tools"]
 
 
