@@ -558,7 +558,8 @@ def _arithmetic(raw: str, i: int) -> tuple[str, int, str] | None:
     if m is None or not _OPERATOR.search(m.group()) or _NOT_ARITHMETIC.search(m.group()):
         return None
     end = m.end()
-    after = _SPACES.match(raw, end).end()
+    spaces = _SPACES.match(raw, end)
+    after = spaces.end() if spaces else end
     if raw[after:after + 1] not in ("", ",", "}", "]"):
         return None
     try:

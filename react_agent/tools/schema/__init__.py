@@ -28,6 +28,7 @@ every tool a toolbox adds     :func:`check_valid`
 from ._bounds import (
     MAX_DEPTH,
     MAX_NODES,
+    MAX_PATTERN_CHARS,
     UnresolvedReference,
     check,
     check_valid,
@@ -72,7 +73,8 @@ from ._validation import (
 
 __all__ = [
     "CUT_TEXT", "MAX_ARGUMENTS", "MAX_CHARS", "MAX_DEPTH", "MAX_INPUT_DEPTH", "MAX_INPUT_NODES",
-    "MAX_NODES", "MAX_NOTES", "MAX_PATTERN_WEIGHT", "MAX_SCHEMAS", "MAX_TEXT_CHARS",
+    "MAX_NODES", "MAX_NOTES", "MAX_PATTERN_CHARS", "MAX_PATTERN_WEIGHT", "MAX_SCHEMAS",
+    "MAX_TEXT_CHARS",
     "MAX_VALUES", "MAX_WORK", "REF_CUT_DEPTH", "VALIDATION_SECONDS", "Unchecked",
     "UnresolvedReference", "Validator", "add_null", "all_different", "budget",
     "budget_seconds", "check",

@@ -6,6 +6,8 @@ benchmark file or a developer. Before anything walks it (rendering, validation, 
 conversion), :func:`check` bounds the work it can cause and keeps it to itself:
 
 - at most :data:`MAX_DEPTH` levels of nesting and :data:`MAX_NODES` values in all;
+- regular expressions (``pattern``, ``patternProperties``) of at most
+  :data:`MAX_PATTERN_CHARS` characters;
 - ``$ref`` (and ``$dynamicRef``) only to a place inside the schema (``#/...``, ``#anchor``): a
   reference to a URL or a file is refused, never fetched or read.
 
@@ -34,6 +36,10 @@ level 1): deep enough for any real tool, shallow enough that no walk of it is co
 MAX_NODES = 10_000
 """The most values (objects, arrays, strings, numbers, ...) a parameters schema may hold."""
 
+MAX_PATTERN_CHARS = 4_096
+"""The longest regular expression a schema may hold (``pattern``, a key of
+``patternProperties``): compiling one costs time linear in its length, before any timeout."""
+
 _REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
@@ -44,7 +50,8 @@ def check(schema: Any, where: str = "parameters") -> None:
 
     Raises:
         ToolDefinitionError: ``schema`` is nested deeper than :data:`MAX_DEPTH`, holds more
-            than :data:`MAX_NODES` values, has a reference to anything but a place inside
+            than :data:`MAX_NODES` values, a pattern longer than :data:`MAX_PATTERN_CHARS`
+            characters, has a reference to anything but a place inside
             itself, or a local reference that leads nowhere; the message names ``where`` and
             the path inside it.
     """
@@ -59,6 +66,12 @@ def check(schema: Any, where: str = "parameters") -> None:
                 "levels; flatten it.")
         if isinstance(node, dict):
             for key, value in node.items():
+                patterns = [value] if key == "pattern" and isinstance(value, str) else \
+                    list(value) if key == "patternProperties" and isinstance(value, dict) else []
+                if any(isinstance(p, str) and len(p) > MAX_PATTERN_CHARS for p in patterns):
+                    raise ToolDefinitionError(
+                        f"{where}{_path(trail)}.{key}: a pattern longer than "
+                        f"{MAX_PATTERN_CHARS} characters; shorten it.")
                 if key in _REFERENCES and isinstance(value, str):
                     at = f"{_path(trail)}.{key}"
                     if not value.startswith("#"):

@@ -40,7 +40,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema._utils import find_evaluated_item_indexes_by_schema
 from jsonschema.exceptions import ValidationError
 
-from ._bounds import UnresolvedReference, no_retrieval
+from ._bounds import MAX_PATTERN_CHARS, UnresolvedReference, no_retrieval
 
 _NO_RETRIEVAL = no_retrieval()
 
@@ -129,7 +129,8 @@ def search(pattern: str, text: str) -> bool:
 
     Raises:
         Unchecked: the pattern takes longer than that on ``text``, is larger than
-            :data:`MAX_PATTERN_WEIGHT`, or cannot be compiled.
+            :data:`MAX_PATTERN_WEIGHT` or longer than :data:`~._bounds.MAX_PATTERN_CHARS`
+            characters, or cannot be compiled.
     """
     compiled = _compiled(pattern)
     try:
@@ -140,6 +141,9 @@ def search(pattern: str, text: str) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _compiled(pattern: str) -> Any:
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise Unchecked(f"its pattern {_shown(pattern)} is too long to run ({len(pattern)} "
+                        f"characters; at most {MAX_PATTERN_CHARS})")
     try:
         weight = _weight(_SRE_PARSER.parse(pattern))
         if weight > MAX_PATTERN_WEIGHT:

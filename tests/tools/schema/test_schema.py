@@ -393,3 +393,19 @@ def test_checks_in_one_budget_share_its_deadline(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(_validation, "VALIDATION_SECONDS", 60.0)
     with json_schema.budget():
         assert json_schema.validator({"type": "string"}).is_valid("x")
+
+
+def test_a_pattern_too_long_to_compile_cheaply_is_refused_before_anything_compiles_it() -> None:
+    """Hostile input: a 3.9 MB ``pattern`` of one character class weighs 1, so it passed the
+    weight bound, and compiling it took 25 s before any timeout applied."""
+    from react_agent.errors import ToolDefinitionError
+    from react_agent.tools import schema as json_schema
+
+    long = "[" + "a" * 5000 + "]"
+    with pytest.raises(ToolDefinitionError, match="a pattern longer than 4096 characters"):
+        json_schema.check({"type": "string", "pattern": long})
+    with pytest.raises(ToolDefinitionError, match="patternProperties"):
+        json_schema.check({"type": "object", "patternProperties": {long: {}}})
+    with pytest.raises(json_schema.Unchecked, match="too long to run"):
+        json_schema.search(long, "a")
+    json_schema.check({"type": "string", "pattern": "[" + "a" * 4000 + "]"})  # long enough
