@@ -5,6 +5,7 @@ CJK text as single characters, and a word matching its longer forms (live ~ live
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -63,12 +64,24 @@ def rank(query: str, documents: Sequence[str]) -> list[float]:
     return scores
 
 
+MAX_NAME_CHARS = 128
+"""Names longer than this are never suggested or matched (no real name is that long)."""
+
+MAX_OPTIONS = 256
+"""The most options :func:`did_you_mean` compares a name with (the first ones)."""
+
+
 def did_you_mean(name: str, options: Iterable[object]) -> str:
-    """`` (did you mean 'x'?)`` for the option closest to ``name``, or ``""``. Names made of
-    words (``get_current_time``) are matched on the words they share first, so ``get_time``
-    is taken for ``get_current_time``, not for ``convert_time``; then on their spelling."""
+    """`` (did you mean 'x'?)`` for the option closest to ``name``, or ``""``; at most the
+    first :data:`MAX_OPTIONS` options are compared, and no name over :data:`MAX_NAME_CHARS`.
+    Names made of words (``get_current_time``) are matched on the words they share first, so
+    ``get_time`` is taken for ``get_current_time``, not for ``convert_time``; then on their
+    spelling."""
+    if not isinstance(name, str) or len(name) > MAX_NAME_CHARS:
+        return ""
     words = _name_words(name)
-    candidates = [o for o in options if isinstance(o, str)]
+    candidates = [o for o in itertools.islice(options, MAX_OPTIONS)
+                  if isinstance(o, str) and len(o) <= MAX_NAME_CHARS]
     scored = sorted(((len(words & _name_words(o)), difflib.SequenceMatcher(None, name, o).ratio(),
                       o) for o in candidates), reverse=True)
     if scored and scored[0][0] >= max(1, len(words) - 1) and scored[0][1] >= 0.4:

@@ -858,6 +858,8 @@ def test_serve_takes_policies_on_and_off_for_its_turns(capsys: pytest.CaptureFix
     assert "review" not in names and "best_effort" not in names  # never in a turn
     with pytest.raises(ConfigError, match="does not run in serve"):
         serve_policies(model, ["review"], [])
+    with pytest.raises(ConfigError, match="--with-policy routing"):
+        serve_policies(model, ["routing"], [])  # a turn shows the request's own tools
     with pytest.raises(SystemExit):
         main(["serve", "--with-policy", "unknown_arg"])  # a typo: argparse's choices
     assert "unknown_args" in capsys.readouterr().err

@@ -70,6 +70,9 @@ def serve_policies(model: Any, with_policy: Sequence[str], without_policy: Seque
         return None
     use = [BUILT_IN[name]() for name in with_policy]
     for policy in use:
+        if policy.name == "routing":
+            raise ConfigError("--with-policy routing: serve shows the model the request's own "
+                              "tools; choose them in the request.")
         if not policy.runs_in_serve:
             raise ConfigError(f"--with-policy {policy.name}: this policy does not run in serve "
                               "(it replaces a final answer or needs a step budget).")

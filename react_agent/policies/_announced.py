@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -27,6 +28,12 @@ _ANNOUNCE_ZH = re.compile(
     r"(?:我(?:会|将|这就|马上|现在就|来)|让我|接下来我)(?P<rest>[^。！？\n]{1,40})")
 _OFFER = re.compile(r"\b(?:if\s+you|would\s+you|do\s+you\s+want|shall\s+I|once\s+you|when\s+you|"
                     r"as\s+soon\s+as\s+you)\b|如果您?|需要的话|是否", re.IGNORECASE)
+MAX_TOOLS = 128
+"""The most tools whose words an answer is compared with (the first ones)."""
+
+MAX_DESCRIPTION_CHARS = 500
+"""The start of a tool's description whose words name what it does."""
+
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
 _KINDRED = (  # verbs of one kind of act: an announcement's verb matches a tool's by its kind
     frozenset({"send", "transfer", "pay", "wire", "remit"}),
@@ -95,11 +102,13 @@ class AnnouncedAction(Policy):
 def announcement(answer: Any, toolbox: Toolbox, said: str) -> str | None:
     """The first sentence of ``answer`` that announces an action a tool of ``toolbox`` could
     take (see :class:`AnnouncedAction`), or ``None``. ``said``: the user's words; a phrase they
-    wrote is theirs, not an announcement. Linear in the answer's length (at most its first
-    4,000 characters are read)."""
+    wrote is theirs, not an announcement. At most its first 4,000 characters are read, against
+    the words of the first :data:`MAX_TOOLS` tools' names and the first
+    :data:`MAX_DESCRIPTION_CHARS` characters of their descriptions."""
     if not isinstance(answer, str) or len(toolbox) == 0:
         return None
-    words = set().union(*(terms(f"{t.name} {t.description}") for t in toolbox.values()))
+    words = set().union(*(terms(f"{t.name} {t.description[:MAX_DESCRIPTION_CHARS]}")
+                          for t in itertools.islice(toolbox.values(), MAX_TOOLS)))
     words |= {w for kind in _KINDRED if kind & words for w in kind}
     said_folded = " ".join(said.casefold().split())
     sentences: list[str] = _SENTENCE.findall(answer[:4000])

@@ -28,6 +28,9 @@ MAX_INTEGER_DIGITS = 4300
 text) are refused as arguments, and a numeric string this long is not turned into a number."""
 
 
+MAX_NAMES_SHOWN = 30
+"""The most argument names a problem lists after an unknown one."""
+
 MAX_PROBLEMS = 50
 """At most this many ways the arguments break the schema are found and told (the first, in the
 schema's order): more would not fit an observation, and each costs the showing of its value."""
@@ -434,11 +437,18 @@ def _problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     props: dict[str, Any] = schema.get("properties", {})
     if schema.get("additionalProperties", False) is False:
-        for extra in args:
-            if extra not in props:
-                hint = _did_you_mean(extra, props)
-                known = ", ".join(props) or "none"
-                problems.append(f"{extra}: unknown argument{hint} (arguments: {known})")
+        extras = [extra for extra in args if extra not in props]
+        if extras:
+            names = list(props)
+            known = ", ".join(names[:MAX_NAMES_SHOWN]) or "none"
+            if len(names) > MAX_NAMES_SHOWN:
+                known += f", ... ({len(names)} in all)"
+        for extra in extras[:MAX_PROBLEMS]:
+            json_schema.spend("the names of unknown arguments")
+            hint = _did_you_mean(extra, props)
+            problems.append(f"{extra}: unknown argument{hint} (arguments: {known})")
+        if len(extras) > MAX_PROBLEMS:
+            problems.append(f"(args): {len(extras) - MAX_PROBLEMS} more unknown arguments")
     barred = [name for name in args if props.get(name) is False]  # declared `false`
     problems += [f"{name}: no value is allowed here; leave it out" for name in barred]
     if json_schema.surely_valid(schema, args):

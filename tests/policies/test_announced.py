@@ -82,3 +82,17 @@ def test_it_is_off_by_default() -> None:
     model = ScriptedModel([final("I will convert it for you.")])
     result = Agent(model, toolbox, policies=default_policies(off=["review"])).run("Convert 3 C")
     assert result.final_answer == "I will convert it for you."
+
+
+def test_only_the_first_tools_and_the_start_of_their_descriptions_are_read() -> None:
+    """Hostile input: 128 tools with 3.8 MB of description words made the check of one answer
+    take 46 s; it reads the first MAX_TOOLS tools and MAX_DESCRIPTION_CHARS of each."""
+    from react_agent.policies._announced import MAX_DESCRIPTION_CHARS, MAX_TOOLS
+
+    many = Toolbox()
+    for n in range(MAX_TOOLS + 1):
+        many.add(lambda: "x", name=f"tool_{n}",
+                 description="Does nothing. " + ("zz " * MAX_DESCRIPTION_CHARS) +
+                 ("Sends faxes." if n == 0 else ""))
+    many.add(lambda: "x", name="send_fax", description="Sends a fax.")  # past MAX_TOOLS
+    assert announcement("I will fax it to Ann.", many, "Tell Ann.") is None

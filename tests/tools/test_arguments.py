@@ -75,3 +75,23 @@ def test_only_the_first_problems_are_found_and_told() -> None:
     problems = check_args(schema, {"a": list(range(10_000))})
     assert len(problems) == MAX_PROBLEMS
     assert problems[0] == "a.0: expected string, got 0"
+
+
+def test_unknown_argument_names_are_reported_within_bounds() -> None:
+    """Hostile input: 400 property names of 3,000 characters and a call with unknown names made
+    every reply cost 31 s of "did you mean" (each unknown name against every property, the
+    list of names joined again each time)."""
+    from react_agent._lexical import MAX_NAME_CHARS, did_you_mean
+    from react_agent.tools import MAX_PROBLEMS, check_args
+
+    long = {f"{'p' * 3000}{n}": {"type": "string"} for n in range(400)}
+    assert did_you_mean("p" * 3000 + "1", long) == ""  # names this long are never compared
+    assert did_you_mean("x" * (MAX_NAME_CHARS + 1), {"x": 1}) == ""
+    assert did_you_mean(1, {"city": 1}) == ""  # type: ignore[arg-type]  # not a name at all
+    assert did_you_mean("citi", {"city": 1}) == " (did you mean 'city'?)"
+    schema = {"type": "object", "properties": {f"name{n}": {"type": "string"} for n in range(100)},
+              "additionalProperties": False}
+    problems = check_args(schema, {f"extra{n}": 1 for n in range(MAX_PROBLEMS + 20)})
+    assert len(problems) <= MAX_PROBLEMS + 1
+    assert problems[MAX_PROBLEMS] == "(args): 20 more unknown arguments"
+    assert "... (100 in all)" in problems[0]
