@@ -50,6 +50,7 @@ from react_agent.events import (
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
 from react_agent.policies import Constrained, Policy, Review, default_policies
+from react_agent.tools import schema as json_schema
 
 NO_REVIEW = default_policies(off=["review"])
 NO_BEST_EFFORT = default_policies(off=["best_effort"])
@@ -1469,3 +1470,18 @@ def test_a_typed_answer_is_not_streamed_as_text_only_announced_once_it_fits() ->
     pieces = list(Agent(ScriptedModel(replies, chunk_chars=3), output_type=_Warmer,
                         policies=NO_REVIEW).stream_answer(TASK))
     assert "".join(pieces) == '{"city": "Rome", "celsius": 24}'  # the rejected one never shows
+
+
+def test_an_output_schema_referring_to_its_root_keeps_its_meaning_in_the_reply_schema() -> None:
+    tree = {"type": "object", "properties": {"name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#"}}}, "required": ["name"]}
+    answer = {"name": "root", "children": [{"name": "leaf", "children": []}]}
+    model = ScriptedModel([_typed_final(answer)])
+    result = Agent(model, Toolbox(), output_type=tree, policies=[Constrained(mode="on")]).run(TASK)
+    assert result.output == answer
+    sent = model.schemas[0]
+    assert sent is not None
+    check = json_schema.validator(sent)
+    assert check.is_valid(json.loads(_typed_final(answer)))
+    assert not check.is_valid(json.loads(_typed_final({"name": "root", "children": [{}]})))
+    assert not check.is_valid(json.loads(_typed_final({"name": 3})))
