@@ -1485,3 +1485,15 @@ def test_an_output_schema_referring_to_its_root_keeps_its_meaning_in_the_reply_s
     assert check.is_valid(json.loads(_typed_final(answer)))
     assert not check.is_valid(json.loads(_typed_final({"name": "root", "children": [{}]})))
     assert not check.is_valid(json.loads(_typed_final({"name": 3})))
+
+
+def test_a_null_typed_value_is_a_typed_value() -> None:
+    events: list[Any] = []
+    nullable = {"type": ["integer", "null"]}
+    result, _ = run(Toolbox(), [final("null"), _typed_final(3)], output_type=nullable,
+                    policies=NO_REVIEW, callbacks=[events.append])
+    assert result.status == "final_answer" and result.output is None and result.has_output
+    assert sum(isinstance(e, OutputReady) for e in events) == 1
+    assert RunResult.from_dict(result.to_dict()).has_output
+    plain, _ = run(Toolbox(), [final("3")], policies=NO_REVIEW)
+    assert not plain.has_output and not RunResult.from_dict(plain.to_dict()).has_output
