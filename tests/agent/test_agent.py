@@ -1472,6 +1472,22 @@ def test_a_typed_answer_is_not_streamed_as_text_only_announced_once_it_fits() ->
     assert "".join(pieces) == '{"city": "Rome", "celsius": 24}'  # the rejected one never shows
 
 
+_AMOUNT = {"type": "object", "properties": {"amount": {"type": "number"}}, "required": ["amount"]}
+
+
+@pytest.mark.parametrize(("answer", "problem"), [
+    ('{"amount": NaN}', "amount: NaN is not a finite number"),
+    ('{"amount": 1e999}', "amount: Infinity is not a finite number"),
+    ('{"amount": 1, "amount": 1000000}', 'the key "amount" appears twice'),
+])
+def test_a_value_json_cannot_hold_or_does_not_say_is_fed_back(answer: str, problem: str) -> None:
+    result, model = run(Toolbox(), [final(answer), _typed_final({"amount": 2.5})],
+                        output_type=_AMOUNT, policies=NO_REVIEW)
+    assert problem in model.calls[1][-1]["content"]
+    assert result.status == "final_answer" and result.output == {"amount": 2.5}
+    json.loads(result.to_json(), parse_constant=lambda c: pytest.fail(c))  # strict JSON
+
+
 def test_an_output_schema_referring_to_its_root_keeps_its_meaning_in_the_reply_schema() -> None:
     tree = {"type": "object", "properties": {"name": {"type": "string"},
             "children": {"type": "array", "items": {"$ref": "#"}}}, "required": ["name"]}
