@@ -46,6 +46,7 @@ MAX_CANDIDATES = 64
 _TITLE = frozenset({"title"})
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 _OPENER = re.compile(r"[{\[]")
+_DUPLICATE = 'the key "'  # how DuplicateKey's message starts
 
 
 @dataclass(frozen=True)
@@ -151,14 +152,16 @@ class Output:
 def _load(text: str) -> tuple[Any, str]:
     """``text`` read like the parser reads JSON (strictly, else with its repairs) -> ``(value
     or FAIL, "")``; ``(FAIL, problem)`` for an object that gives a key twice with different
-    values."""
+    values (also once repaired: ``{'a': 1, 'a': 2}``)."""
     try:
         return loads_lenient(text), ""
     except DuplicateKey as exc:
         return FAIL, f"(value): {exc}"
     except (ValueError, RecursionError):
         pass
-    value, _, _ = load_or_repair(text)
+    value, _, error = load_or_repair(text)
+    if value is FAIL and error.startswith(_DUPLICATE):  # the repair's value gave a key twice
+        return FAIL, f"(value): {error}"
     return value, ""
 
 

@@ -225,6 +225,8 @@ def test_a_float_type_refuses_what_reads_as_a_number_that_is_not_finite(answer: 
     'It is {"amount": 1, "amount": 1000000} in all.',
     'It is:\n```json\n{"amount": 1, "amount": 1000000}\n```',
     '[{"amount": 1, "amount": 1000000}]',
+    "{'amount': 1, 'amount': 1000000}",  # once repaired
+    'It is {"amount": 1, "amount": 1000000,} in all.',
 ])
 def test_a_key_given_twice_with_different_values_is_refused_not_guessed(answer: str) -> None:
     output_type = list[Amount] if answer.startswith("[") else AMOUNT_SCHEMA
