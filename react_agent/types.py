@@ -389,6 +389,8 @@ class RunResult:
             model, a dataclass, ...; its JSON form in a result read back from a file); ``None``
             without an output type, or when the final answer did not fit it (status
             ``output_invalid``, the answer's text kept in ``final_answer``).
+        has_output: whether ``output`` holds a typed value: ``None`` is one where the output
+            type allows JSON ``null``, so test this, not ``output is not None``.
     """
 
     task: str
@@ -400,6 +402,7 @@ class RunResult:
     best_effort: bool = False
     tools: list[str] = field(default_factory=list)
     output: Any = None
+    has_output: bool = False
 
     @property
     def usage(self) -> dict[str, Any]:
@@ -433,7 +436,7 @@ class RunResult:
         return {
             "task": self.task, "status": self.status, "final_answer": self.final_answer,
             "best_effort": self.best_effort, "error": self.error, "tools": self.tools,
-            "output": to_jsonable_python(self.output),
+            "output": to_jsonable_python(self.output), "has_output": self.has_output,
             "usage": self.usage,
             "stage_counts": self.stage_counts,
             "steps": [s.to_dict() for s in self.steps], "messages": self.messages,
@@ -480,6 +483,7 @@ class _RunShape(Shape):
     best_effort: bool | None = None
     tools: list[str] | None = None
     output: JsonValue = None
+    has_output: bool | None = None
 
     def value(self) -> RunResult:
         return RunResult(
@@ -488,4 +492,5 @@ class _RunShape(Shape):
             messages=[{"role": m.role, "content": m.content} for m in self.messages or []],
             best_effort=bool(self.best_effort), tools=list(self.tools or []),
             output=self.output,
+            has_output=self.output is not None if self.has_output is None else self.has_output,
         )

@@ -14,6 +14,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -921,6 +922,34 @@ def test_a_bad_output_schema_file_exits_2_naming_it(
     assert main(["run", "x", "--output-schema", str(schema), "--base-url", UNREACHABLE]) == 2
     err = capsys.readouterr().err
     assert str(schema) in err and message in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_an_output_schema_that_is_a_fifo_is_refused_not_waited_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    fifo = tmp_path / "schema.json"
+    os.mkfifo(fifo)  # no writer: opening it to read the usual way waits for one
+    stop = threading.Event()
+
+    def writer() -> None:  # frees a reader that waits (the test fails then, never hangs)
+        while not stop.is_set():
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader yet
+                stop.wait(0.01)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        assert main(["run", "x", "--output-schema", str(fifo), "--base-url", UNREACHABLE]) == 2
+    finally:
+        stop.set()
+        thread.join()
+    err = capsys.readouterr().err
+    assert str(fifo) in err and "a FIFO, not a regular file" in err
+    assert main(["run", "x", "--output-schema", os.devnull, "--base-url", UNREACHABLE]) == 2
+    assert "a device, not a regular file" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("options", "message"), [

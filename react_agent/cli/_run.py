@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         write_html(args, ViewEntry("react-agent run", [result], model=session.model.name))
     if args.json:
         print(result.to_json())
-    elif args.quiet and result.output is not None:
+    elif args.quiet and result.has_output:
         print(safe(output_json(result)))
     elif args.quiet:
         print(safe(result.final_answer if result.final_answer is not None

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -27,18 +29,43 @@ EXIT_CODES = {"final_answer": 0, "interrupted": 130}
 MAX_SCHEMA_BYTES = 1_000_000
 """The largest ``--output-schema`` file read, in bytes."""
 
+# Opening never waits (a FIFO without a writer would block open() itself); the file's kind is
+# checked on what was opened, so a swap after a check cannot slip a FIFO or a device in.
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_BINARY", 0))
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket"))
+
+
+def _read_regular_file(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``, opened without blocking.
+
+    Raises:
+        ConfigError: it is not a regular file (a FIFO, a folder, a device, ...); the message
+            names ``path`` and what it is.
+        OSError: it cannot be opened or read.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "a device")
+            raise ConfigError(f"The output schema {path} is {kind}, not a regular file; give a "
+                              "JSON Schema file.")
+        return f.read(limit)
+
 
 def read_output_schema(path: str) -> dict[str, Any]:
-    """The JSON Schema in the file ``path`` (``--output-schema``), read as hostile data: at most
+    """The JSON Schema in the file ``path`` (``--output-schema``), read as hostile data: a
+    regular file only (opened without blocking: a FIFO is refused, never waited on), at most
     :data:`MAX_SCHEMA_BYTES`, nesting bounded, then bounded and checked as an output type.
 
     Raises:
-        ConfigError: the file cannot be read, is too big, is not JSON, is not a JSON object, or
-            is not a bounded, valid, self-contained JSON Schema (the message names the file).
+        ConfigError: the file cannot be read, is not a regular file, is too big, is not JSON,
+            is not a JSON object, or is not a bounded, valid, self-contained JSON Schema (the
+            message names the file).
     """
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SCHEMA_BYTES + 1)
+        data = _read_regular_file(path, MAX_SCHEMA_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"Cannot read the output schema {path}: {exc.strerror or exc}.") from exc
     if len(data) > MAX_SCHEMA_BYTES:

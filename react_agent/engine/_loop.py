@@ -167,7 +167,7 @@ def _finish(run: Run, step: Step, answer: str) -> Generator[Request, Any, None]:
         if problems:
             yield from _reject_output(run, step, text, problems)
             return
-        run.result.output = value
+        run.result.output, run.result.has_output = value, True
         yield OutputReady(step, value)
     yield FinalAnswer(step, text)
     raise StopRun("final_answer")
@@ -196,12 +196,12 @@ def _late_output(run: Run) -> Iterator[Event]:
     answer instead of a loop) is read into the typed value too, without a retry; one that
     does not fit ends a run that had ended with it as ``output_invalid``."""
     result, output = run.result, run.setup.output
-    if output is None or result.output is not None or result.final_answer is None \
+    if output is None or result.has_output or result.final_answer is None \
             or result.status == "output_invalid":
         return
     value, problems = output.read(result.final_answer)
     if not problems and run.steps:
-        result.output = value
+        result.output, result.has_output = value, True
         yield OutputReady(run.steps[-1], value)
     elif problems and result.status == "final_answer":
         result.status = "output_invalid"

@@ -106,8 +106,65 @@ def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
 def _answer_schema(output: dict[str, Any]) -> dict[str, Any]:
     """An output schema as the final answer's part of the reply schema, without annotations
     (its ``$defs`` are moved to the reply schema's root by :func:`reply_schema`, where its
-    references ``#/$defs/...`` then lead)."""
-    return dict(_strip(copy.deepcopy(output)))
+    references ``#/$defs/...`` then lead).
+
+    A reference to anything else in the output schema (``#`` itself, a recursive type;
+    ``#/properties/...``, ``#/definitions/...``) would lead into the reply schema once the
+    output schema sits under ``final_answer``: the output schema is then kept whole under
+    ``$defs`` (as :data:`_OUTPUT_DEF`, or a free name like it), those references are rewritten
+    to lead there, and the final answer's part is a reference to it."""
+    schema: dict[str, Any] = dict(_strip(copy.deepcopy(output)))
+    if not any(_leaves_defs(ref) for ref in _refs(schema)):
+        return schema
+    definitions = schema.get("$defs")
+    taken = definitions if isinstance(definitions, dict) else {}
+    name = _OUTPUT_DEF
+    while name in taken:
+        name += "_"
+    target = f"#/$defs/{name}"
+    for node in _ref_holders(schema):
+        ref = node["$ref"]
+        if _leaves_defs(ref):
+            node["$ref"] = target + ref[1:]
+    moved = {k: v for k, v in schema.items() if k != "$defs"}
+    return {"$ref": target, "$defs": {**taken, name: moved}}
+
+
+_OUTPUT_DEF = "final_answer"
+"""The name under the reply schema's ``$defs`` of an output schema that refers to itself."""
+
+
+def _leaves_defs(ref: Any) -> bool:
+    """Whether ``ref`` is a reference within the schema to anything but one of its ``$defs``."""
+    return isinstance(ref, str) and (ref == "#" or ref.startswith("#/")) \
+        and not ref.startswith("#/$defs/")
+
+
+def _refs(schema: Any) -> list[Any]:
+    return [node["$ref"] for node in _ref_holders(schema)]
+
+
+def _ref_holders(schema: Any) -> list[dict[str, Any]]:
+    """Every schema within ``schema`` (itself included) that has a ``$ref``, following only
+    where JSON Schema holds schemas (a ``"$ref"`` in ``enum`` or ``const`` data is data).
+    Without recursion; the schema was bounded when the output type was made."""
+    found: list[dict[str, Any]] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if "$ref" in node:
+            found.append(node)
+        for key, value in node.items():
+            how = _SUBSCHEMAS.get(key)
+            if how == "one":
+                stack.append(value)
+            elif how == "list" and isinstance(value, list):
+                stack.extend(value)
+            elif how == "map" and isinstance(value, dict):
+                stack.extend(value.values())
+    return found
 
 
 _ANNOTATIONS = frozenset({"default", "description", "title", "examples"})

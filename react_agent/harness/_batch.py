@@ -416,7 +416,7 @@ def task_record(task: BatchTask, results: list[RunResult], seconds: float) -> di
     problems += [f"the final answer lacks {s!r}" for s in missing]
     saved = last.to_dict()
     typed = task.output_schema is not None
-    output_valid = typed and last.status == "final_answer" and last.output is not None \
+    output_valid = typed and last.status == "final_answer" and last.has_output \
         and not value_problems(task.output_schema or {}, saved["output"])
     if typed and not output_valid:
         problems.append("the final answer has no typed value that fits output_schema")

@@ -118,7 +118,7 @@ class Printer:
             if self._streaming:  # interrupted mid-reply
                 print(file=self.stream)
                 self._streaming = False
-            if event.result.output is not None:
+            if event.result.has_output:
                 self._line("final", "Output", output_json(event.result))
             if self.usage:
                 for line in usage_lines(event.result):

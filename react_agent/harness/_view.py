@@ -303,7 +303,7 @@ class _Page:
             answer = _part("answer", label=label, text=self._text(result.final_answer))
         else:
             answer = _part("no_answer", text=self._text(result.error or result.status))
-        if result.output is not None:
+        if result.has_output:
             answer += _part("answer", label="Output (the typed value)",
                             text=self._pre(_json(result.to_dict()["output"])))
         steps = result.steps[:_MAX_STEPS]

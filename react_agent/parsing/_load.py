@@ -63,6 +63,20 @@ def loads_lenient(text: str) -> Any:
     return _LENIENT.decode(text)
 
 
+def decode_at(text: str, start: int) -> tuple[Any, int]:
+    """The JSON value that starts at ``text[start]`` and where it ends -> ``(value, end)``,
+    read like :func:`loads_lenient` (control characters allowed in strings, a key given twice
+    with two values refused); text after the value is left alone.
+
+    Raises:
+        json.JSONDecodeError: no JSON value starts there.
+        DuplicateKey: an object gives one key twice with different values.
+        RecursionError: it is nested deeper than Python's stack.
+    """
+    value, end = _LENIENT.raw_decode(text, start)
+    return value, end
+
+
 def load_json(text: str) -> Any:
     """``text`` as strict JSON (control characters allowed in strings), else :data:`FAIL`."""
     if _has_raw_path(text):

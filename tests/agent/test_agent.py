@@ -50,6 +50,7 @@ from react_agent.events import (
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
 from react_agent.policies import Constrained, Policy, Review, default_policies
+from react_agent.tools import schema as json_schema
 
 NO_REVIEW = default_policies(off=["review"])
 NO_BEST_EFFORT = default_policies(off=["best_effort"])
@@ -1469,3 +1470,46 @@ def test_a_typed_answer_is_not_streamed_as_text_only_announced_once_it_fits() ->
     pieces = list(Agent(ScriptedModel(replies, chunk_chars=3), output_type=_Warmer,
                         policies=NO_REVIEW).stream_answer(TASK))
     assert "".join(pieces) == '{"city": "Rome", "celsius": 24}'  # the rejected one never shows
+
+
+_AMOUNT = {"type": "object", "properties": {"amount": {"type": "number"}}, "required": ["amount"]}
+
+
+@pytest.mark.parametrize(("answer", "problem"), [
+    ('{"amount": NaN}', "amount: NaN is not a finite number"),
+    ('{"amount": 1e999}', "amount: Infinity is not a finite number"),
+    ('{"amount": 1, "amount": 1000000}', 'the key "amount" appears twice'),
+])
+def test_a_value_json_cannot_hold_or_does_not_say_is_fed_back(answer: str, problem: str) -> None:
+    result, model = run(Toolbox(), [final(answer), _typed_final({"amount": 2.5})],
+                        output_type=_AMOUNT, policies=NO_REVIEW)
+    assert problem in model.calls[1][-1]["content"]
+    assert result.status == "final_answer" and result.output == {"amount": 2.5}
+    json.loads(result.to_json(), parse_constant=lambda c: pytest.fail(c))  # strict JSON
+
+
+def test_an_output_schema_referring_to_its_root_keeps_its_meaning_in_the_reply_schema() -> None:
+    tree = {"type": "object", "properties": {"name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#"}}}, "required": ["name"]}
+    answer = {"name": "root", "children": [{"name": "leaf", "children": []}]}
+    model = ScriptedModel([_typed_final(answer)])
+    result = Agent(model, Toolbox(), output_type=tree, policies=[Constrained(mode="on")]).run(TASK)
+    assert result.output == answer
+    sent = model.schemas[0]
+    assert sent is not None
+    check = json_schema.validator(sent)
+    assert check.is_valid(json.loads(_typed_final(answer)))
+    assert not check.is_valid(json.loads(_typed_final({"name": "root", "children": [{}]})))
+    assert not check.is_valid(json.loads(_typed_final({"name": 3})))
+
+
+def test_a_null_typed_value_is_a_typed_value() -> None:
+    events: list[Any] = []
+    nullable = {"type": ["integer", "null"]}
+    result, _ = run(Toolbox(), [final("null"), _typed_final(3)], output_type=nullable,
+                    policies=NO_REVIEW, callbacks=[events.append])
+    assert result.status == "final_answer" and result.output is None and result.has_output
+    assert sum(isinstance(e, OutputReady) for e in events) == 1
+    assert RunResult.from_dict(result.to_dict()).has_output
+    plain, _ = run(Toolbox(), [final("3")], policies=NO_REVIEW)
+    assert not plain.has_output and not RunResult.from_dict(plain.to_dict()).has_output

@@ -190,3 +190,76 @@ def test_many_json_values_are_looked_for_only_so_far() -> None:
     value, problems = read(LineCount, '{"file": "a", "lines": 1} ' * 1_000)
     assert value is None and problems == [
         "(value): the answer holds many JSON values; give exactly one, the answer itself"]
+
+
+AMOUNT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"amount": {"type": "number"}},
+                                 "required": ["amount"]}
+
+
+class Amount(BaseModel):
+    amount: float
+
+
+@pytest.mark.parametrize("answer", [
+    '{"amount": NaN}', '{"amount": -Infinity}', '{"amount": 1e999}',
+    'The amount: {"amount": NaN}', '```json\n{"amount": Infinity}\n```',
+])
+@pytest.mark.parametrize("output_type", [AMOUNT_SCHEMA, Amount])
+def test_a_number_that_is_not_finite_is_refused(answer: str, output_type: Any) -> None:
+    value, problems = output_spec(output_type).read(answer)
+    assert value is None
+    assert len(problems) == 1 and problems[0].startswith("amount: ")
+    assert "is not a finite number" in problems[0]
+
+
+@pytest.mark.parametrize("answer", ["NaN", "-Infinity", "1e999", '"NaN"', '"inf"', '["NaN"]'])
+def test_a_float_type_refuses_what_reads_as_a_number_that_is_not_finite(answer: str) -> None:
+    output_type = list[float] if answer.startswith("[") else float
+    value, problems = output_spec(output_type).read(answer)
+    assert value is None and len(problems) == 1 and "is not a finite number" in problems[0]
+    assert output_spec(float).read("2.5") == (2.5, [])
+
+
+@pytest.mark.parametrize("answer", [
+    '{"amount": 1, "amount": 1000000}',
+    'It is {"amount": 1, "amount": 1000000} in all.',
+    'It is:\n```json\n{"amount": 1, "amount": 1000000}\n```',
+    '[{"amount": 1, "amount": 1000000}]',
+    "{'amount': 1, 'amount': 1000000}",  # once repaired
+    'It is {"amount": 1, "amount": 1000000,} in all.',
+])
+def test_a_key_given_twice_with_different_values_is_refused_not_guessed(answer: str) -> None:
+    output_type = list[Amount] if answer.startswith("[") else AMOUNT_SCHEMA
+    value, problems = output_spec(output_type).read(answer)
+    assert value is None
+    assert len(problems) == 1 and '"amount" appears twice' in problems[0]
+
+
+def test_a_key_given_twice_with_the_same_value_is_read() -> None:
+    assert output_spec(AMOUNT_SCHEMA).read('So: {"amount": 2, "amount": 2}') == (
+        {"amount": 2}, [])
+
+
+class _RaisingHook:
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        raise RuntimeError("the hook failed")
+
+
+class _BadRepr(type):
+    def __repr__(cls) -> str:
+        raise RuntimeError("no repr")
+
+
+class _Unshown(metaclass=_BadRepr):
+    pass
+
+
+def test_a_type_whose_own_hook_raises_is_a_config_error_naming_it() -> None:
+    with pytest.raises(ConfigError, match=r"_RaisingHook.*RuntimeError: the hook failed"):
+        output_spec(_RaisingHook)
+
+
+def test_a_type_whose_repr_raises_is_a_config_error_naming_it() -> None:
+    with pytest.raises(ConfigError, match=r"output_type _BadRepr:_Unshown is not a type"):
+        output_spec(_Unshown)

@@ -246,6 +246,18 @@ def test_a_tasks_typed_value_is_recorded_and_checked(tmp_path: Path, reply: str,
     assert read_records(tmp_path / "r.jsonl")[0]["output"] == output
 
 
+def test_a_null_typed_value_that_fits_passes(tmp_path: Path) -> None:
+    nullable = {"type": ["integer", "null"]}
+    tasks = load_tasks(_write(tmp_path, {"task": "Count.", "output_schema": nullable}))
+    report = run_batch(tasks, tmp_path / "r.jsonl",
+                       lambda task: Agent(ScriptedModel([answer("null")]),
+                                          output_type=task.output_schema, output_retries=0,
+                                          policies=default_policies(off=["review"])))
+    (record,) = report.records
+    assert record["output"] is None and record["output_valid"] is True
+    assert record["passed"] is True and record["problems"] == []
+
+
 def test_a_task_without_output_schema_records_no_typed_value(tmp_path: Path) -> None:
     tasks = load_tasks(_write(tmp_path, {"task": "Count."}))
     report = run_batch(tasks, tmp_path / "r.jsonl",

@@ -1039,3 +1039,23 @@ def test_tools_with_a_json_schema_response_format_get_the_typed_value(
         client.chat.completions.create(model="any", messages=USER, tools=[WEATHER],
                                        response_format=bad)  # type: ignore[arg-type]
     assert "response_format.json_schema.schema" in str(info.value)
+
+
+def test_a_typed_value_json_cannot_hold_is_sent_back_never_given_to_the_client(
+    serve: Callable[..., str],
+) -> None:
+    schema = {"type": "object", "properties": {"amount": {"type": "number"}},
+              "required": ["amount"]}
+    typed = {"type": "json_schema", "json_schema": {"name": "t", "schema": schema}}
+    replies = [json.dumps({"thought": "t", "action": {"final_answer": text}})
+               for text in ('{"amount": NaN}', '{"amount": 1, "amount": 1000000}')]
+    replies.append(json.dumps({"thought": "t", "action": {"final_answer": {"amount": 2.5}}}))
+    model = ScriptedModel(replies)
+    client = openai.OpenAI(base_url=serve(model), api_key="unused")
+    reply = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER],
+                                           response_format=typed)  # type: ignore[arg-type]
+    content = reply.choices[0].message.content or ""
+    assert json.loads(content, parse_constant=lambda c: pytest.fail(c)) == {"amount": 2.5}
+    assert len(model.calls) == 3
+    assert "NaN is not a finite number" in model.calls[1][-1]["content"]
+    assert '"amount" appears twice' in model.calls[2][-1]["content"]
