@@ -503,8 +503,10 @@ def test_a_number_no_argument_can_hold_is_asked_again_not_a_500(
     (nested_tool(1, {"$ref": "#/$defs/missing"}), "tools[0].function.parameters", "nowhere"),
     (nested_tool(1, {"type": "string", "pattern": "("}), "tools[0].function",
      "'(' is not a 'regex'"),
-    (nested_tool(1, {"type": "string", "pattern": "(" * 3000 + ")" * 3000}), "tools[0].function",
+    (nested_tool(1, {"type": "string", "pattern": "(" * 1500 + ")" * 1500}), "tools[0].function",
      "could not be checked as a JSON Schema (RecursionError)"),
+    (nested_tool(1, {"type": "string", "pattern": "(" * 3000 + ")" * 3000}),
+     "tools[0].function.parameters", "a pattern longer than 4096 characters"),
 ])
 def test_a_client_schema_we_cannot_use_is_a_400_naming_it(
     serve: Callable[..., str], tool: dict[str, Any], param: str, words: str
