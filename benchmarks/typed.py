@@ -24,7 +24,8 @@ CLI's batch, one fresh model per task, the default policies):
 
 A number is right within ``max(0.01, 1e-4 * |value|)`` (the references round to 2 decimals).
 Prints, per mode: tasks, typed value valid, right, and the median seconds per task; with
-``--json``, the per-task rows. The records stay in ``--work DIR`` (default a temporary folder).
+``--json ROWS.jsonl``, the per-task rows go to that file. The records stay in ``--work DIR``
+(default a temporary folder).
 """
 
 from __future__ import annotations
@@ -178,13 +179,16 @@ def main() -> int:
     parser.add_argument("--work", type=Path, help="the folder for tasks files and records")
     parser.add_argument("--score", type=Path, metavar="DIR",
                         help="score the records in DIR again (run nothing)")
-    parser.add_argument("--json", type=Path, help="write the per-task rows here")
+    parser.add_argument("--json", type=Path, metavar="ROWS.jsonl",
+                        help="write the per-task rows here")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         parser.error(f"unknown mode(s) {', '.join(unknown)}; known: {', '.join(MODES)}")
     items = load_items(args.suite)
+    if args.score and not any((args.score / f"{m}.results.jsonl").is_file() for m in modes):
+        parser.error(f"{args.score} holds no MODE.results.jsonl of the modes {', '.join(modes)}")
     folder = args.score or args.work or Path(tempfile.mkdtemp(prefix="typed-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     all_rows = []

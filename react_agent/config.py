@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import ConfigError
@@ -65,6 +65,11 @@ class AgentConfig:
     for the agent's model."""
 
     def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.type == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ConfigError(f"{field.name} must be an integer, got {type(value).__name__} "
+                                  f"{value!r:.50}.")
         if self.max_steps < 1:
             raise ConfigError("max_steps must be at least 1.")
         if self.max_parse_retries < 0:

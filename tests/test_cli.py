@@ -963,3 +963,46 @@ def test_policy_options_that_contradict_each_other_exit_2_before_the_model_loads
     assert main(["run", "x", *options, "--model", "local:/nonexistent.gguf"]) == 2
     err = capsys.readouterr().err
     assert message in err and "GGUF" not in err  # refused before the model is looked for
+
+
+def test_quiet_prints_no_prose_where_a_typed_value_is_due(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A new user (2026-12-06): with ``--quiet`` a script reads stdout as JSON; an answer that
+    never fit printed its prose there."""
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(COUNT_SCHEMA))
+    fault_server.script = [_typed("about twelve")] * 3
+    assert main(["run", "Count.", "--output-schema", str(schema), "--review", "off", "--quiet",
+                 "--base-url", fault_server.url]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("output_invalid: ")
+
+
+def test_quiet_typed_json_escapes_what_a_terminal_acts_on_and_stays_json(
+    fault_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"s": {"type": "string"}}}))
+    fault_server.script = [_typed({"s": "b\x9b31m\x7f\u202eé"})]
+    assert main(["run", "x", "--output-schema", str(schema), "--review", "off", "--quiet",
+                 "--base-url", fault_server.url]) == 0
+    out = capsys.readouterr().out
+    assert "\x9b" not in out and "\u202e" not in out and "\x7f" not in out
+    assert json.loads(out) == {"s": "b\x9b31m\x7f\u202eé"}
+
+
+def test_a_tasks_files_empty_output_schema_is_its_own_not_the_command_lines(
+    fault_server: Any, tmp_path: Path,
+) -> None:
+    """Attack (2026-12-06): ``"output_schema": {}`` (any value) was taken as no schema."""
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "any", "task": "Give one.", "output_schema": {}}) + "\n")
+    int_schema = tmp_path / "int.json"
+    int_schema.write_text(json.dumps({"type": "string"}))
+    out = tmp_path / "out.jsonl"
+    fault_server.script = [_typed(1)]
+    main(["run", "--tasks", str(tasks), "--out", str(out), "--output-schema", str(int_schema),
+          "--review", "off", "--base-url", fault_server.url])
+    record = json.loads(out.read_text().splitlines()[0])
+    assert (record["output"], record["output_valid"]) == (1, True)

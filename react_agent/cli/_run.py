@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
         print(result.to_json())
     elif args.quiet and result.has_output:
         print(safe(output_json(result)))
+    elif args.quiet and getattr(args, "output_schema", None):  # a script reads stdout: no prose
+        print(safe(f"{result.status}: {result.error or 'no typed value'}"), file=sys.stderr)
     elif args.quiet:
         print(safe(result.final_answer if result.final_answer is not None
                    else result.error or ""))

@@ -77,7 +77,7 @@ def read_output_schema(path: str) -> dict[str, Any]:
     if not isinstance(schema, dict):
         raise ConfigError(f"The output schema {path} is not a JSON object (a JSON Schema).")
     try:
-        output_spec(schema)
+        output_spec(schema, "its schema")
     except ConfigError as exc:
         raise ConfigError(f"The output schema {path}: {exc}") from None
     return schema
@@ -93,7 +93,7 @@ class Session:
         self.default_tools = self.toolbox(args.tools)  # a bad --tools fails before loading
         check_policy_options(args)  # and so do the policy options and the output schema
         path = getattr(args, "output_schema", None)
-        self.output_schema = read_output_schema(path) if path else None
+        self.output_schema = read_output_schema(path) if path is not None else None
         self.model = make_model(args.model, args.base_url, args.api_key, args.max_tokens,
                                 quiet=printer is None)
         self.policies = cli_policies(self.model, args)
@@ -123,7 +123,8 @@ class Session:
         ``max_steps`` and ``output_schema`` (a task's) in place of the command line's."""
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
-            policies=self.policies, output_type=output_schema or self.output_schema,
+            policies=self.policies,
+            output_type=self.output_schema if output_schema is None else output_schema,
         )
         approver = approve_all if self.args.yes else ask_user
         return Agent(self.model, toolbox or self.default_tools, config=config,

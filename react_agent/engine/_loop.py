@@ -42,6 +42,14 @@ from ..types import Message, Reply, RunResult, Step, ToolCall, ToolResult
 from ._protocol import Invoke, Query, observation_message, signature
 from ._run import Request, Run, StopRun
 
+MAX_PROBLEMS_SHOWN = 20
+"""A final answer sent back for not fitting its type lists at most this many problems..."""
+MAX_PROBLEM_CHARS = 300
+"""... each cut to this many characters, ..."""
+MAX_SCHEMA_SHOWN = 4_000
+"""... and repeats the output type's schema when its JSON is at most this long (else it points
+to the system prompt's): a rejection stays small whatever the schema and the answer."""
+
 LOOP = "loop"
 """The ``origin`` of a result the loop itself gives instead of running the call (a repeat
 warning, a refusal past ``max_tool_calls``)."""
@@ -181,8 +189,15 @@ def _reject_output(run: Run, step: Step, text: str, problems: list[str]) -> Iter
     assert output is not None
     run.output_failures += 1
     step.records["output"] = {"problems": problems}
-    message = prompts.render("agent/output_invalid", problems="\n".join(f"- {p}" for p in problems),
-                             schema=output.shape())
+    shown = [p if len(p) <= MAX_PROBLEM_CHARS else f"{p[:MAX_PROBLEM_CHARS]}..."
+             for p in problems[:MAX_PROBLEMS_SHOWN]]
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        shown.append(f"... and {len(problems) - MAX_PROBLEMS_SHOWN} more problems")
+    schema = output.shape()
+    if len(schema) > MAX_SCHEMA_SHOWN:
+        schema = "(the JSON Schema of the system prompt)"
+    message = prompts.render("agent/output_invalid", problems="\n".join(f"- {p}" for p in shown),
+                             schema=schema)
     yield OutputRejected(step, tuple(problems), message)
     if run.output_failures > run.setup.output_retries:
         raise StopRun("output_invalid", f"The final answer did not fit the output type "

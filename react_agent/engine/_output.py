@@ -40,6 +40,10 @@ from ._protocol import _strip
 MAX_OUTPUT_CHARS = 100_000
 """The longest final answer read for a typed value, in characters; a longer one does not fit."""
 
+MAX_SCHEMA_CHARS = 50_000
+"""The longest output type schema, as compact JSON, in characters: it is shown in every system
+prompt (a longer one would not leave the model room in its context)."""
+
 MAX_CANDIDATES = 64
 """At most this many places where a JSON value may start are tried in one final answer."""
 
@@ -58,10 +62,13 @@ class Output:
             prompt and, where the backend constrains decoding, the final answer's schema.
         adapter: pydantic's adapter of a Python type; ``None`` for a JSON Schema given as a
             ``dict`` (validated by the bounded validator).
+        nullable: whether ``null`` is a value of the type (``int | None``): a ``null`` final
+            answer is then read as that value, not refused by the parser.
     """
 
     schema: dict[str, Any]
     adapter: TypeAdapter[Any] | None = None
+    nullable: bool = False
 
     @property
     def text(self) -> bool:
@@ -209,10 +216,11 @@ def _problem(error: Any) -> str:
     return f"{where}: {error['msg']}, got {shown(error.get('input'))}"
 
 
-def output_spec(output_type: Any) -> Output:
+def output_spec(output_type: Any, where: str = "output_type") -> Output:
     """The :class:`Output` of ``output_type``: a JSON Schema ``dict``, or any type pydantic
     can validate (a ``BaseModel``, a dataclass, a ``TypedDict``, ``int``, ``list[str]``,
-    ``Literal["yes", "no"]``, ...).
+    ``Literal["yes", "no"]``, ...). ``where`` names the schema in messages (a schema's own
+    faults are placed under it: ``output_type.properties.count.type``).
 
     Raises:
         ConfigError: pydantic cannot make a schema of the type, or the schema is not a valid,
@@ -233,10 +241,18 @@ def output_spec(output_type: Any) -> Output:
                               "pydantic model, a dataclass, a TypedDict, a plain type or a "
                               "JSON Schema dict.") from exc
     try:
-        json_schema.check_valid(schema, "output_type")
+        json_schema.check_valid(schema, where)
+        shown = text_json(_strip(schema, _TITLE))
     except ToolDefinitionError as exc:
         raise ConfigError(str(exc)) from None
-    return Output(schema, adapter)
+    except (TypeError, ValueError) as exc:  # a dict holding no JSON value (a Decimal, a set)
+        raise ConfigError(f"{where} is not JSON ({type(exc).__name__}: {_said(exc)}).") from None
+    if len(shown) > MAX_SCHEMA_CHARS:
+        raise ConfigError(f"{where} is {len(shown)} characters as JSON, more than "
+                          f"{MAX_SCHEMA_CHARS}; shorten its descriptions and lists.")
+    spec = Output(schema, adapter)
+    value, problems = spec.read("null")
+    return Output(schema, adapter, nullable=not problems and value is None)
 
 
 def _named(output_type: Any) -> str:

@@ -247,7 +247,9 @@ class Run:
         """
         name_value = functools.partial(argument_for_bare_value, self.setup.toolbox)
         try:
-            parsed = parse_reply(reply.text, name_value=name_value)
+            output = self.setup.output
+            parsed = parse_reply(reply.text, name_value=name_value,
+                                 null_answer=output is not None and output.nullable)
         except OutputParseError as exc:
             if reply.finish_reason == "length":  # the token limit cut the reply: say so
                 exc = parse_error(exc.kind, f"{CUT_BY_TOKEN_LIMIT} {exc.problem}", exc.position,

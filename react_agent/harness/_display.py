@@ -142,8 +142,11 @@ class Printer:
 
 
 def output_json(result: RunResult) -> str:
-    """The run's typed value (``result.output``) as one line of JSON."""
-    return json.dumps(result.to_dict()["output"], ensure_ascii=False)
+    """The run's typed value (``result.output``) as one line of JSON, every character a
+    terminal would act on written as a JSON escape (``\\u009b``): still JSON a script reads, and
+    :func:`safe` leaves it as it is."""
+    text = json.dumps(result.to_dict()["output"], ensure_ascii=False)
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only inside strings
 
 
 def summary(result: RunResult) -> str:

@@ -184,9 +184,9 @@ def _task(data: Any, number: str, folder: Path) -> BatchTask:
         raise ValueError(problem_in_words(exc)) from None
     if line.output_schema is not None:
         try:
-            output_spec(line.output_schema)
+            output_spec(line.output_schema, "output_schema")
         except ConfigError as exc:
-            raise ValueError(str(exc).replace("output_type", "output_schema", 1)) from None
+            raise ValueError(str(exc)) from None
     pairs = [(t["task"], {k: t[k] for k in checks.CHECK_KEYS if k in t}) for t in
              (data["turns"] if line.turns else [data])]
     return BatchTask(

@@ -6,6 +6,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -320,13 +321,55 @@ class LlamaCppModel:
         )
 
 
+GRAMMAR_MAX_COUNT = 256
+"""A size keyword (``minLength``, ``maxItems``, ...) above this, or a ``pattern`` whose counted
+repeats (``a{1000}``) multiply past it, is left out of the grammar: llama.cpp's converter writes
+each counted place out, so ``minLength: 100000000`` would make a grammar of hundreds of MB.
+Validation still checks them."""
+
+_SIZE_KEYWORDS = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties",
+                            "maxProperties", "minContains", "maxContains"})
+_COUNTED = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
+
+
+def _for_grammar(schema: Any, depth: int = 0) -> Any:
+    """A copy of ``schema`` without what would make its grammar huge (see
+    :data:`GRAMMAR_MAX_COUNT`); schemas reaching here are bounded, the depth is checked anyway."""
+    if depth > 64:
+        return {}
+    if isinstance(schema, list):
+        return [_for_grammar(item, depth + 1) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key in _SIZE_KEYWORDS and isinstance(value, (int, float)) \
+                and not isinstance(value, bool) and value > GRAMMAR_MAX_COUNT:
+            continue
+        if key == "pattern" and isinstance(value, str) and _counts(value) > GRAMMAR_MAX_COUNT:
+            continue
+        out[key] = _for_grammar(value, depth + 1)
+    return out
+
+
+def _counts(pattern: str) -> int:
+    """The product of a pattern's counted repeats (an upper bound of how they nest)."""
+    product = 1
+    for low, high in _COUNTED.findall(pattern):
+        product *= max(int(low[:12]), int(high[:12]) if high else 0, 1)
+        if product > GRAMMAR_MAX_COUNT:
+            break
+    return product
+
+
 def _grammar(schema: dict[str, Any]) -> Any:
-    """llama.cpp's grammar for a JSON Schema; for a schema it cannot convert, the grammar of any
-    JSON value (what llama-cpp-python's ``response_format`` does)."""
+    """llama.cpp's grammar for a JSON Schema (:func:`_for_grammar` of it); for a schema it
+    cannot convert, the grammar of any JSON value (what llama-cpp-python's ``response_format``
+    does)."""
     from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
 
     try:
-        return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+        return LlamaGrammar.from_json_schema(json.dumps(_for_grammar(schema)), verbose=False)
     except Exception as exc:  # the converter raises anything on a schema it does not support
         log.debug("The reply schema has no llama.cpp grammar (%s); any JSON is allowed.", exc)
         return LlamaGrammar.from_string(JSON_GBNF, verbose=False)

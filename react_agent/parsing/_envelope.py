@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,10 @@ TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 ValueNamer = Callable[[str, Any], "str | None"]
 """``namer(tool, value) -> argument name or None``: the name to give a value the model wrote for
 ``tool`` without an argument name (the agent passes one that knows the toolbox)."""
+
+NULL_ANSWER: ContextVar[bool] = ContextVar("null_answer", default=False)
+"""Whether a ``null`` final answer is a value (``parse_reply(null_answer=True)``: a run whose
+output type allows ``null``) rather than an error; its text is then ``"null"``."""
 
 _MAX_ARGS_DEPTH = 64  # deeper args are refused: nothing real nests so deep, and they break
 # every recursive consumer (JSON encoders, schema validators) further down the loop
@@ -242,7 +247,7 @@ def _read_action(action: dict[str, Any], reading: Reading) -> tuple[ToolCall | N
         if finals[0] != "final_answer":
             reading.fixes.append(f"read {finals[0]!r} as final_answer")
         answer = action[finals[0]]
-        if answer is None:
+        if answer is None and not NULL_ANSWER.get():
             raise Shape("bad_final", 'Its "final_answer" was null; write the answer as text.')
         if not isinstance(answer, str):
             answer = json.dumps(answer, ensure_ascii=False)

@@ -55,9 +55,7 @@ from ._envelope import (
     NAME_KEYS as NAME_KEYS,
 )
 from ._envelope import (
-    WRAPPER_KEYS as WRAPPER_KEYS,
-)
-from ._envelope import (
+    NULL_ANSWER,
     Reading,
     Shape,
     bare_value,
@@ -65,6 +63,9 @@ from ._envelope import (
     interpret,
     quoted,
     show_value,
+)
+from ._envelope import (
+    WRAPPER_KEYS as WRAPPER_KEYS,
 )
 from ._envelope import (
     ValueNamer as ValueNamer,
@@ -99,7 +100,8 @@ def parse_error(
     )
 
 
-def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
+def parse_reply(text: str, *, name_value: ValueNamer | None = None,
+                null_answer: bool = False) -> Reply:
     """Parse one raw model reply.
 
     Args:
@@ -109,6 +111,8 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
             the parser has no schema, the agent does (a tool with exactly one required argument
             whose type the value fits). Without it, or when it returns ``None``, such a reply is
             a ``bad_args`` error.
+        null_answer: a ``null`` final answer is the answer ``"null"`` (for a typed answer whose
+            type allows ``null``); by default it is a ``bad_final`` error.
 
     Returns:
         The :class:`Reply` of the first complete envelope.
@@ -118,12 +122,15 @@ def parse_reply(text: str, *, name_value: ValueNamer | None = None) -> Reply:
             to send instead, ``err.kind`` names the defect. Any text gives a Reply or this error.
     """
     body, repairs = _reply_body(text)
+    token = NULL_ANSWER.set(null_answer)
     try:
         return _parse_body(body, repairs, name_value)
     except RecursionError:  # a value nested deeper than Python's stack, in any consumer
         raise parse_error(
             "too_deep", "Its JSON was nested too deeply to read; send a flatter object."
         ) from None
+    finally:
+        NULL_ANSWER.reset(token)
 
 
 def _parse_body(body: str, repairs: tuple[str, ...], namer: ValueNamer | None) -> Reply:

@@ -157,10 +157,9 @@ def read_response_format(value: Any) -> Output | None:
         raise RequestError("response_format.json_schema.schema must be a JSON Schema object, "
                            f"got {_show(schema)}.", "response_format.json_schema.schema")
     try:
-        return output_spec(schema)
+        return output_spec(schema, "response_format.json_schema.schema")
     except ConfigError as exc:
-        raise RequestError(str(exc).replace("output_type", "response_format.json_schema.schema",
-                                            1), "response_format.json_schema.schema") from None
+        raise RequestError(str(exc), "response_format.json_schema.schema") from None
 
 
 _REQUEST_FIELDS = (

@@ -187,7 +187,7 @@ def clean_value(schema: dict[str, Any], value: Any) -> tuple[Any, list[str]]:
         ``(cleaned value, changes)``; each change in words (``'(value): "4243" -> 4243'``).
     """
     changes: list[_Change] = []
-    cleaned = _clean(schema, value, "", "", changes)
+    cleaned = _clean(schema, value, "", "", changes, schema)
     return cleaned, [words if not words.startswith(":") else f"(value){words}"
                      for words, _ in changes]
 
@@ -239,14 +239,15 @@ def _clean_args(schema: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str,
 
 def _clean_object(
     schema: dict[str, Any], value: dict[str, Any], where: str, path: str,
-    changes: list[_Change],
+    changes: list[_Change], root: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``where``: the path of ``value`` in the arguments, for the words; ``path``: the same with
-    ``*`` for the names the schema does not declare, for the kinds."""
+    ``*`` for the names the schema does not declare, for the kinds; ``root``: the schema local
+    references are followed in (a typed answer's schema keeps its ``$defs``)."""
     props: dict[str, Any] = schema.get("properties") or {}
     cleaned = {
         key: _clean(_spec(props.get(key)), item, f"{where}{key}",
-                    f"{path}{key if key in props else '*'}", changes)
+                    f"{path}{key if key in props else '*'}", changes, root)
         for key, item in value.items()
     }
     for key, spec in props.items():
@@ -258,9 +259,29 @@ def _clean_object(
     return cleaned
 
 
+MAX_REF_HOPS = 32
+"""At most this many references are followed for one value when cleaning (a chain of
+references that leads back to itself ends there)."""
+
+
+def _followed(spec: dict[str, Any], root: dict[str, Any] | None) -> dict[str, Any]:
+    """``spec`` with its local ``$ref`` followed in ``root`` (the keys beside the reference kept
+    over the target's), at most :data:`MAX_REF_HOPS` times; as it is without a ``root`` or for
+    a reference that leads nowhere (validation reports it). Nothing is fetched."""
+    for _ in range(MAX_REF_HOPS):
+        ref = spec.get("$ref")
+        target = json_schema.resolve_local(root, ref) if root and isinstance(ref, str) else None
+        if not isinstance(target, dict):
+            return spec
+        json_schema.spend("following a reference")
+        spec = {**target, **{k: v for k, v in spec.items() if k != "$ref"}}
+    return spec
+
+
 def _clean(spec: dict[str, Any], value: Any, where: str, path: str,
-           changes: list[_Change]) -> Any:
+           changes: list[_Change], root: dict[str, Any] | None = None) -> Any:
     json_schema.spend("cleaning the arguments")  # an enum may be long, and so may the args
+    spec = _followed(spec, root)
     cleaned = value.strip() if isinstance(value, str) else value
     types = _types(spec)
     kind = _json_type(cleaned) if types else ""
@@ -282,10 +303,10 @@ def _clean(spec: dict[str, Any], value: Any, where: str, path: str,
                 else f"{before} -> {after}"  # only an enum value is a string made a string
             changes.append((f"{where}: {_show(value)} -> {_show(cleaned)}", f"{path}: {kind}"))
     if isinstance(cleaned, list) and isinstance(spec.get("items"), dict):
-        return [_clean(spec["items"], v, f"{where}.{i}", f"{path}.{i}", changes)
+        return [_clean(spec["items"], v, f"{where}.{i}", f"{path}.{i}", changes, root)
                 for i, v in enumerate(cleaned)]
     if isinstance(cleaned, dict) and isinstance(spec.get("properties"), dict):
-        return _clean_object(spec, cleaned, f"{where}.", f"{path}.", changes)
+        return _clean_object(spec, cleaned, f"{where}.", f"{path}.", changes, root)
     return cleaned
 
 
@@ -505,6 +526,10 @@ def _error_key(error: Any) -> tuple[str, ...]:
     return tuple(str(p) for p in error.absolute_path)
 
 
+_ENUM_SHOWN = 20
+"""A problem lists at most this many of the allowed values (each cut to 60 characters)."""
+
+
 def _expected(error: Any) -> str:
     v = error.validator
     if v is None:  # a `false` schema
@@ -512,8 +537,9 @@ def _expected(error: Any) -> str:
     if v == "type":
         return f"expected {error.validator_value}"
     if v == "enum":
-        return "expected one of " + ", ".join(
-            json.dumps(x, ensure_ascii=False) for x in error.validator_value
-        )
+        listed = [json.dumps(x, ensure_ascii=False) for x in error.validator_value[:_ENUM_SHOWN]]
+        listed = [x if len(x) <= 60 else f"{x[:60]}..." for x in listed]
+        more = len(error.validator_value) - len(listed)
+        return "expected one of " + ", ".join(listed) + (f", ... ({more} more)" if more else "")
     message = str(error.message)  # it may quote the whole value: a line per field stays short
     return message if len(message) <= 200 else f"{message[:200]}..."

@@ -1513,3 +1513,14 @@ def test_a_null_typed_value_is_a_typed_value() -> None:
     assert RunResult.from_dict(result.to_dict()).has_output
     plain, _ = run(Toolbox(), [final("3")], policies=NO_REVIEW)
     assert not plain.has_output and not RunResult.from_dict(plain.to_dict()).has_output
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("output_retries", "2"), ("output_retries", float("nan")), ("max_steps", True),
+    ("max_tool_calls", 2.5), ("max_parse_retries", None),
+])
+def test_an_option_of_the_wrong_type_is_named_with_its_type(option: str, value: Any) -> None:
+    """A new user (2026-12-06): ``output_retries="2"`` was "Unknown Agent option: '<' not
+    supported ..."; NaN retried forever."""
+    with pytest.raises(ConfigError, match=rf"^{option} must be an integer, got "):
+        Agent(ScriptedModel([]), **{option: value})

@@ -4,6 +4,7 @@ give instead of running a call (the loop through the Agent: tests/agent/test_age
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -75,3 +76,29 @@ def test_a_policys_answer_carries_its_name_and_is_asked_again_when_the_call_come
     assert [(r.error, r.origin) for r in refusals] == [("refused", "not_twice")] * 2
     assert all(r.observation == "Error: lookup was called already." for r in refusals)
     assert result.steps[0].results[0].origin is None  # the tool ran
+
+
+def test_a_typed_answer_sent_back_stays_small_whatever_the_schema_and_the_answer() -> None:
+    """Attack (2026-12-06): an enum of long values and an answer breaking it in 50 places made
+    each rejection ~50 times the schema, and the prompt grew with every retry."""
+    from react_agent.events import OutputRejected
+
+    schema = {"type": "array", "items": {"enum": ["x" * 100 + str(i) for i in range(400)]}}
+    answer = json.dumps({"thought": "t", "action": {"final_answer": ["q"] * 60}})
+    agent = Agent(ScriptedModel([answer] * 3), output_type=schema, output_retries=2)
+    rejected = [e for e in agent.iter("Pick.") if isinstance(e, OutputRejected)]
+    assert len(rejected) == 3 and len(rejected[0].problems) > 20
+    message = rejected[0].message
+    assert len(message) < 12_000 and "more problems" in message
+    assert "(the JSON Schema of the system prompt)" in message  # 40 KB: not repeated
+
+
+def test_a_null_final_answer_is_the_typed_value_none_of_a_type_that_allows_it() -> None:
+    """A new user (2026-12-06): ``output_type=int | None`` and ``"final_answer": null`` was a
+    parse error that asked for text."""
+    reply = json.dumps({"thought": "None found.", "action": {"final_answer": None}})
+    result = Agent(ScriptedModel([reply]), output_type=int | None).run("How many?")
+    assert (result.status, result.has_output, result.output) == ("final_answer", True, None)
+    refused = Agent(ScriptedModel([reply, final("3")]), output_type=int).run("How many?")
+    assert refused.steps[0].error and "null" in refused.steps[0].error
+    assert refused.output == 3

@@ -263,3 +263,45 @@ def test_a_type_whose_own_hook_raises_is_a_config_error_naming_it() -> None:
 def test_a_type_whose_repr_raises_is_a_config_error_naming_it() -> None:
     with pytest.raises(ConfigError, match=r"output_type _BadRepr:_Unshown is not a type"):
         output_spec(_Unshown)
+
+
+# -- the second look (new user and attacker, 2026-12-06) ------------------------------------------
+
+def test_a_schema_fault_is_placed_by_its_path() -> None:
+    bad = {"type": "object", "properties": {"x": {"type": "integer", "minimum": "3"}}}
+    with pytest.raises(ConfigError, match=r"at output_type\.properties\.x\.minimum: '3'"):
+        output_spec(bad)
+    with pytest.raises(ConfigError, match=r"^its schema is not a valid JSON Schema at its "
+                                          r"schema\.properties\.x\.minimum"):
+        output_spec(bad, "its schema")
+
+
+def test_a_referenced_part_of_a_schema_is_cleaned_like_an_inline_one() -> None:
+    inner = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    by_ref = {"type": "object", "properties": {"inner": {"$ref": "#/$defs/I"}},
+              "required": ["inner"], "$defs": {"I": inner}}
+    assert read(by_ref, '{"inner": {"a": "1"}}') == ({"inner": {"a": 1}}, [])
+    loop = {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"},
+                                           "b": {"$ref": "#/$defs/a"}}}
+    value, problems = read(loop, '"1"')  # a chain of references back to itself ends
+    assert problems or value == "1"
+
+
+def test_null_is_a_value_only_of_a_type_that_allows_it() -> None:
+    assert output_spec(int | None).nullable and output_spec({"type": ["integer", "null"]}).nullable
+    assert not output_spec(int).nullable and not output_spec(str).nullable
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "description": "x" * 60_000},
+    {"enum": ["x" * 380 + str(i) for i in range(200)]},
+])
+def test_a_schema_too_long_for_a_prompt_is_refused(schema: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match="more than 50000"):
+        output_spec(schema)
+
+
+def test_a_schema_dict_holding_no_json_value_is_a_config_error() -> None:
+    from decimal import Decimal
+    with pytest.raises(ConfigError, match="output_type is not JSON"):
+        output_spec({"type": "number", "maximum": Decimal("1.5")})

@@ -537,3 +537,14 @@ def test_json_with_a_drive_letter_escape_is_not_an_action_rather_than_no_json(te
     with pytest.raises(OutputParseError) as caught:
         parse_reply(text)
     assert caught.value.kind == "unknown_shape"
+
+
+def test_a_null_final_answer_is_the_answer_null_only_when_asked() -> None:
+    """A typed answer whose type allows null (``int | None``): the prompt asks for the value as
+    JSON, so ``"final_answer": null`` is that value; otherwise it stays an error."""
+    reply = '{"thought": "None found.", "action": {"final_answer": null}}'
+    parsed = parse_reply(reply, null_answer=True)
+    assert (parsed.final_answer, parsed.thought) == ("null", "None found.")
+    with pytest.raises(OutputParseError) as raised:
+        parse_reply(reply)  # the flag does not outlive its call
+    assert raised.value.kind == "bad_final"

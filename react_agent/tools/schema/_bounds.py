@@ -144,7 +144,9 @@ def check_valid(schema: dict[str, Any], where: str = "parameters") -> None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        raise ToolDefinitionError(f"{where} is not a valid JSON Schema: {exc.message}") from exc
+        at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path)
+        raise ToolDefinitionError(f"{where} is not a valid JSON Schema"
+                                  f"{f' at {where}{at}' if at else ''}: {exc.message}") from exc
     except Exception as exc:  # e.g. a pattern of groups nested too deeply for `re` to compile
         raise ToolDefinitionError(f"{where} could not be checked as a JSON Schema "
                                   f"({type(exc).__name__}); simplify its patterns.") from exc
