@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -252,7 +252,7 @@ def output_spec(output_type: Any, where: str = "output_type") -> Output:
                           f"{MAX_SCHEMA_CHARS}; shorten its descriptions and lists.")
     spec = Output(schema, adapter)
     value, problems = spec.read("null")
-    return Output(schema, adapter, nullable=not problems and value is None)
+    return replace(spec, nullable=not problems and value is None)
 
 
 def _named(output_type: Any) -> str:
