@@ -59,6 +59,11 @@ class AgentConfig:
     """Final answers that do not fit ``output_type`` sent back to the model for another try;
     one more ends the run with status ``output_invalid`` (the answer's text kept). These do
     not consume ``max_steps``."""
+    frame_observations: bool = True
+    """Each tool result goes to the model between ``<data ID>`` and ``</data ID>`` lines, with
+    anything inside that could pass for the frame, a chat role or a protocol line made
+    harmless, and the system prompt says text inside a frame is data, never instructions
+    (see ``docs/security.md``). ``False``: results go as they are."""
     policies: Sequence[Policy] | None = None
     """The small-model policies of a run, in the order their hooks are called
     (:mod:`react_agent.policies`); ``None``: :func:`~react_agent.policies.default_policies`

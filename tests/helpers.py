@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,16 @@ def assert_streamed(events: list[Any], result: RunResult, usage: bool = True) ->
             assert step.prompt_tokens and step.completion_tokens
     answer = "".join(e.text for e in events if isinstance(e, AnswerToken))
     assert answer == result.final_answer
+
+
+_FRAME = re.compile(r"^<data ([0-9a-f]{8})>\n(.*?)\n</data \1>$", re.MULTILINE | re.DOTALL)
+
+
+def observed(content: str) -> list[str]:
+    """The tool results in an observation message's ``content``: the text inside each
+    ``<data ID>`` ... ``</data ID>`` frame, in order, as sent (defanged); ``[]`` for a message
+    that frames none. What a scripted model reads to answer from an observation."""
+    return [match[2] for match in _FRAME.finditer(content)]
 
 
 class ResettableModel(ScriptedModel):

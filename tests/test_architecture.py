@@ -52,12 +52,12 @@ LAYERS: list[tuple[str, list[str]]] = [
     ]),
     ("events; the engine (protocol, run state, policy contract, loop core); the small-model "
      "policies; options", [
-        "events", "engine._protocol", "engine._output", "engine._facts", "engine._run",
-        "engine._loop", "engine",
+        "events", "engine._framing", "engine._protocol", "engine._output", "engine._facts",
+        "engine._run", "engine._loop", "engine",
         "policies._constrained", "policies._answer_floor", "policies._repeat",
         "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
         "policies._announced", "policies._review", "policies._routing", "policies._unknown_args",
-        "policies._best_effort", "policies",
+        "policies._best_effort", "policies._provenance", "policies",
         "config",
     ]),
     ("the agent: model I/O, conversations, the facade", [

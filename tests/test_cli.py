@@ -20,10 +20,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import observed
 
-from react_agent import ConfigError, OutputParseError, Toolbox, __version__, parse_reply
+from react_agent import (
+    ConfigError,
+    OutputParseError,
+    Toolbox,
+    ToolCall,
+    ToolResult,
+    __version__,
+    parse_reply,
+)
 from react_agent.cli import build_parser, load_toolbox, main
+from react_agent.engine import observation_message
 from react_agent.harness._trace import read_trace
+from react_agent.prompts import render
 
 UNREACHABLE = "http://127.0.0.1:9/v1"
 GOOD_REPLY = '{"thought": "Need the weather.", "action": {"name": "get_weather", ' \
@@ -201,8 +212,29 @@ def test_run_to_final_answer(
     assert review[1]["content"].endswith("\nThe task: 北京天气?")
     assert all("tools" not in r for r in server.requests)  # prompt-driven: never tools=
     assert server.requests[1]["messages"][-1] == {
-        "role": "user", "content": "Observation: sunny, 21 °C in 北京\n(The task: 北京天气?)",
+        "role": "user", "content": observation_message([WEATHER_RESULT], "北京天气?"),
     }
+    assert observed(server.requests[1]["messages"][-1]["content"]) == ["sunny, 21 °C in 北京"]
+
+
+WEATHER_RESULT = ToolResult(ToolCall("get_weather", {"city": "北京"}), "sunny, 21 °C in 北京",
+                            ok=True)
+"""The result of :data:`GOOD_REPLY`'s call with the tools of ``tools_file``."""
+
+
+@pytest.mark.parametrize("framing", ["on", "off"])
+def test_the_frame_observations_option(
+    fault_server: Any, tools_file: Path, capsys: pytest.CaptureFixture[str], framing: str
+) -> None:
+    fault_server.script = [f"reply:{GOOD_REPLY}", _final("晴, 21 °C")]
+    assert main(["run", "北京天气?", "--tools", f"{tools_file}:make_toolbox", "--base-url",
+                 fault_server.url, "--model", "fake", "--review", "off",
+                 "--frame-observations", framing]) == 0
+    sent = fault_server.requests[1]["messages"]
+    framed = framing == "on"
+    assert (render("agent/data_rule") in sent[0]["content"]) is framed
+    assert sent[-1]["content"] == observation_message([WEATHER_RESULT], "北京天气?", framed)
+    assert "Observation: sunny, 21 °C in 北京" in capsys.readouterr().out  # printed the same
 
 
 def test_run_max_steps_exit_code(
@@ -432,7 +464,7 @@ def test_ctrl_c_during_a_model_call_json(fault_server: Any, tmp_path: Path) -> N
     data = json.loads(out)
     assert data["status"] == "interrupted"
     assert [s["observations"] for s in data["steps"]] == [["5"]]
-    assert data["messages"][-1]["content"].startswith("Observation: 5")
+    assert observed(data["messages"][-1]["content"]) == ["5"]
     assert "Status: interrupted" in err and "Traceback" not in err
 
 
@@ -460,7 +492,7 @@ def test_ctrl_c_with_save_or_trace_prints_the_command_that_goes_on(
     fault_server.requests.clear()
     assert main(command[1:-2]) == 0  # the command as printed goes on from the slow step
     assert "Final answer: done" in capsys.readouterr().out
-    assert fault_server.requests[0]["messages"][-1]["content"].startswith("Observation: 5")
+    assert observed(fault_server.requests[0]["messages"][-1]["content"]) == ["5"]
 
 
 @pytest.mark.parametrize(
@@ -675,7 +707,7 @@ def test_save_then_resume_with_more_steps(
     assert "Final answer: 2 and 4" in out
     first = fault_server.requests[0]["messages"]
     assert [m["role"] for m in first] == ["system", "user", "assistant", "user"]
-    assert first[-1]["content"].startswith("Observation: 2")
+    assert observed(first[-1]["content"]) == ["2"]
 
 
 def test_resume_from_a_cut_trace_sends_the_whole_history(
@@ -825,6 +857,13 @@ def test_serve_in_front_of_a_server(fault_server: Any) -> None:
                                               (["--answer-floor", "off"], None)])
 def test_the_answer_floor_option(given: list[str], floor: float | None) -> None:
     assert build_parser().parse_args(["run", "Hi", *given]).answer_floor == floor
+
+
+@pytest.mark.parametrize("command", [["run", "Hi"], ["chat"], ["serve"]])
+def test_observations_are_framed_unless_turned_off(command: list[str]) -> None:
+    parser = build_parser()
+    assert parser.parse_args(command).frame_observations == "on"
+    assert parser.parse_args([*command, "--frame-observations", "off"]).frame_observations == "off"
 
 
 @pytest.mark.parametrize("bad", ["0", "1.5", "high"])

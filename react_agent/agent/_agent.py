@@ -186,7 +186,8 @@ class Agent:
                             self._notify(piece)
                             yield piece
                 elif isinstance(item, Invoke):
-                    value = await ainvoke_all(self.toolbox, item.calls, **self._invoke_options())
+                    value = await ainvoke_all(self.toolbox, item.calls, approve=item.approve,
+                                              **self._invoke_options())
                 else:
                     self._notify(item)
                     yield item
@@ -213,7 +214,8 @@ class Agent:
                     value = yield from query(self.model, item, stream=self.config.stream,
                                              notify=self._notify)
                 elif isinstance(item, Invoke):
-                    value = invoke_all(self.toolbox, item.calls, **self._invoke_options())
+                    value = invoke_all(self.toolbox, item.calls, approve=item.approve,
+                                       **self._invoke_options())
                 else:
                     self._notify(item)
                     yield item
@@ -240,13 +242,15 @@ class Agent:
                            tools=[*shown.names])
         setup = Setup(self.toolbox, shown, system, self.policies, config.max_parse_retries,
                       config.max_repeats, config.max_calls_per_step, config.max_tool_calls,
-                      self.output, config.output_retries)
+                      self.output, config.output_retries, config.frame_observations,
+                      can_approve=self.approver is not None)
         return react(Run(setup, result), budget)
 
     def _system_prompt(self, shown: Toolbox) -> str:
         """The system prompt showing the tools ``shown`` (and the output type's schema)."""
         config = self.config
-        system = prompts.render_system_prompt(shown, config.instructions, config.system_prompt)
+        system = prompts.render_system_prompt(shown, config.instructions, config.system_prompt,
+                                              config.frame_observations)
         if self.output is not None:
             system += "\n\n" + prompts.render("agent/output", schema=self.output.shape())
         return system

@@ -127,6 +127,7 @@ def _agent_options(backend: _Parser) -> _Parser:
              f"least P likely where it chooses its action (default {AnswerFloor.floor}; "
              "off: always the likelier branch)",
     )
+    _add_framing_option(agent)
     agent.add_argument(
         "--yes", action="store_true",
         help="approve every call of tools marked requires_approval (default: ask y/N each time)",
@@ -241,6 +242,7 @@ def _serve_command(sub: _Commands) -> None:
                        help="connections open at once; past it, requests get 503 (default 256)")
     serve.add_argument("--max-parse-retries", type=int, default=3,
                        help="unusable model replies asked again within a request (default 3)")
+    _add_framing_option(serve)
     serve.add_argument("--no-thoughts", action="store_true",
                        help="send no content next to tool calls (default: the model's thought)")
     serve.add_argument("--allow-host", action="append", metavar="HOST",
@@ -260,6 +262,15 @@ def _serve_command(sub: _Commands) -> None:
     serve.add_argument(
         "--without-policy", action="append", default=[], choices=ORDER, metavar="NAME",
         help="leave out a policy a turn has by default (repeatable), e.g. held_calls",
+    )
+
+
+def _add_framing_option(parser: _Parser) -> None:
+    parser.add_argument(
+        "--frame-observations", choices=("on", "off"), default="on",
+        help="send each tool result between <data ID> and </data ID> lines, with anything "
+             "inside that could pass for the frame, a chat role or a protocol line made "
+             "harmless; the system prompt says it is data, never instructions (default on)",
     )
 
 

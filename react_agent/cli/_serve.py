@@ -41,6 +41,7 @@ def serve(args: argparse.Namespace) -> int:
         (*LOOPBACK_HOSTS, *args.allow_host),
         allowed_origins=tuple(args.allow_origin),
         policies=serve_policies(model, args.with_policy, args.without_policy),
+        frame_observations=args.frame_observations == "on",
     )
     if isinstance(model, OpenAIChatModel):
         try:

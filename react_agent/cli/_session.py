@@ -124,6 +124,7 @@ class Session:
         config = AgentConfig(
             max_steps=max_steps or self.args.max_steps, stream=self.args.stream,
             policies=self.policies,
+            frame_observations=getattr(self.args, "frame_observations", "on") == "on",
             output_type=self.output_schema if output_schema is None else output_schema,
         )
         approver = approve_all if self.args.yes else ask_user

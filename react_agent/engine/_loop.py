@@ -247,12 +247,14 @@ def _act(run: Run, step: Step, calls: list[ToolCall]) -> Generator[Request, Any,
     for call in step.tool_calls:
         yield ToolStarted(step, call)
     fresh = [call for call, r in zip(step.tool_calls, ready, strict=True) if r is None]
-    ran = iter((yield Invoke(fresh)) if fresh else [])
+    approve = tuple(n for n, call in enumerate(fresh) if any(call is c for c in run.to_approve))
+    run.to_approve.clear()
+    ran = iter((yield Invoke(fresh, approve)) if fresh else [])
     step.results = [r or next(ran) for r in ready]
     run.facts.stepped(step)
     for result in step.results:
         yield ToolFinished(step, result)
-    text = observation_message(step.results, run.task)
+    text = observation_message(step.results, run.task, run.setup.framed)
     budget = step.records.get("budget")
     if budget:
         text += "\n" + prompts.render("agent/calls_cut", count=str(budget["calls_asked"]),

@@ -22,6 +22,7 @@ from .. import prompts
 from .._json import sorted_json, text_json
 from ..tools import Toolbox
 from ..types import Message, Step, ToolCall, ToolResult
+from ._framing import defang, frame
 
 
 @dataclass
@@ -52,9 +53,11 @@ class Query:
 @dataclass
 class Invoke:
     """The loop needs the results of ``calls``, one :class:`~react_agent.ToolResult` each, in
-    order."""
+    order; the calls at the positions in ``approve`` go to the run's approver first whatever
+    their tool says (a policy asked for it: :meth:`Run.approve`)."""
 
     calls: list[ToolCall]
+    approve: tuple[int, ...] = ()
 
 
 def reply_schema(toolbox: Toolbox, output: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -209,10 +212,21 @@ FINAL_ANSWER_SCHEMA = reply_schema(Toolbox())
 """The reply schema of a reply that may only give the final answer."""
 
 
-def observation_message(results: list[ToolResult], task: str) -> str:
+def observation_message(results: list[ToolResult], task: str, framed: bool = True) -> str:
     """The user message carrying the observations of one step (numbered when several), with a
-    reminder of the task: small models lose track of a task that is far up the context
-    (``prompts/agent/observation.md``)."""
+    reminder of the task: small models lose track of a task that is far up the context.
+
+    ``framed``: each result between ``<data ID>`` and ``</data ID>`` lines, defanged
+    (:func:`~react_agent.engine._framing.frame`; ``prompts/agent/observation_data.md``);
+    else as it is (``prompts/agent/observation.md``)."""
+    if framed:
+        parts = [frame(r.observation, text_json(r.call.to_dict())) for r in results]
+        if len(results) == 1:
+            text = parts[0]
+        else:
+            text = "\n".join(f"{defang(f'[{i}] {r.call.name} {text_json(r.call.args)}')}:\n{part}"
+                             for i, (r, part) in enumerate(zip(results, parts, strict=True), 1))
+        return prompts.render("agent/observation_data", observation=text, task=task)
     if len(results) == 1:
         text = results[0].observation
     else:

@@ -123,6 +123,10 @@ class Setup:
             answer is read into a typed value; ``None``: the answer is text.
         output_retries: final answers that do not fit ``output`` sent back for another try;
             one more ends the run with status ``output_invalid``.
+        framed: observations are framed as data (:func:`observation_message`).
+        can_approve: the run has an approver that a policy can send a call to
+            (:meth:`Run.approve`); ``False`` (``serve``, or no approver given): a policy that
+            wants a call approved refuses it instead.
     """
 
     toolbox: Toolbox
@@ -135,6 +139,8 @@ class Setup:
     max_tool_calls: int = 100
     output: Output | None = None
     output_retries: int = 2
+    framed: bool = True
+    can_approve: bool = False
 
 
 _CONTENT = operator.itemgetter("content")
@@ -157,8 +163,10 @@ class Run:
         self.output_failures = 0
         """Final answers so far that did not fit the output type."""
         self._queued: list[Event] = []
-        echoed = {observation_message(s.results, result.task) for s in result.steps
-                  if s.results}
+        self.to_approve: list[ToolCall] = []
+        """The calls of the current step that go to the approver before they run."""
+        echoed = {observation_message(s.results, result.task, framed)  # either way: a history
+                  for s in result.steps if s.results for framed in (True, False)}  # may be old
         for message in result.messages:
             if message["role"] != "assistant" and not message["content"].startswith(
                     tuple(echoed)):
@@ -274,6 +282,12 @@ class Run:
         self.messages.append(message)
         if not observation:
             self.facts.told(message)
+
+    def approve(self, call: ToolCall) -> None:
+        """Send ``call`` (a call of the current step, as ``before_call`` got it) to the run's
+        approver before it runs, whatever its tool says (only when ``setup.can_approve``);
+        declined, its result says so, as for a tool that requires approval."""
+        self.to_approve.append(call)
 
     def note(self, step: Step, policy: str, label: str, text: str) -> None:
         """Record what ``policy`` did at ``step`` in words, and queue its

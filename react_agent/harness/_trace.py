@@ -273,13 +273,14 @@ def _rebuild(start: _RunStart, records: list[_Read], earlier: list[RunResult]) -
     else:
         messages = [{"role": "system", "content": start.system_prompt or ""},
                     {"role": "user", "content": task}]
+    framed = prompts.render("agent/data_rule") in (start.system_prompt or "")
     for step in ordered[resumed if resumed and earlier else 0:]:
         if not step.in_history or step.index not in calls:
             continue
         record = calls[step.index]
         kept = record.assistant_message or strip_reasoning(step.raw_output)
         messages.append({"role": "assistant", "content": kept})
-        answer = _answer_sent(step, record, observations.get(step.index), task)
+        answer = _answer_sent(step, record, observations.get(step.index), task, framed)
         if answer is None:
             break  # the run stopped during this step: a resume asks it again
         messages.append({"role": "user", "content": answer})
@@ -291,16 +292,18 @@ def _rebuild(start: _RunStart, records: list[_Read], earlier: list[RunResult]) -
 
 
 def _answer_sent(
-    step: Step, record: _ModelCall, observation: str | None, task: str
+    step: Step, record: _ModelCall, observation: str | None, task: str, framed: bool
 ) -> str | None:
     """The user message that followed ``step`` (the observations, or what was wrong with an
-    unusable reply), from the trace; rebuilt for traces written before it was recorded."""
+    unusable reply), from the trace; rebuilt where the trace ends before it was recorded, or
+    was written before it was (``framed``: the run framed its observations, as its system
+    prompt's rule on framed results says)."""
     if step.stage is None:
         return record.feedback or prompts.render("agent/parse_error", problem=step.error or "")
     if not step.tool_calls:
         return None
     if observation is None and step.results and len(step.results) == len(step.tool_calls):
-        observation = observation_message(step.results, task)
+        observation = observation_message(step.results, task, framed)
     return observation
 
 

@@ -11,7 +11,7 @@ __all__ = [
     "STOP_SEQUENCES", "ChatModel", "Message", "ModelReply", "estimate_tokens", "fresh_state",
 ]
 
-STOP_SEQUENCES = ("\nObservation:", '\n{"thought"', "\n(the tool result", "\nUser:")
+STOP_SEQUENCES = ("\nObservation", '\n{"thought"', "\n(the tool result", "\nUser:")
 """Where generation stops: small models go on to invent the observation and the next step after
 their first JSON object (in the shapes of the prompt's examples). The parser would ignore that
 text; stopping keeps it out of the history and saves its tokens and time. (The OpenAI API takes

@@ -537,7 +537,8 @@ def _candidate(reply: Reply, start: int, end: int) -> _Candidate:
 _INVENTED_OBSERVATION = re.compile(
     r"^[ \t>*_#(-]*(?:the[ \t]+)?(?:Observations?|Tool[ _]?(?:result|output|response)s?"
     r"|Function[ _]?(?:result|output|response)s?|Results?|Output)\b[^\n:：]{0,30}[:：]"
-    r"|<(?:tool_response|tool_result|observation|function_results?)>"
+    r"|<(?:tool_response|tool_result|observation|function_results?)>|^[ \t]*<data [0-9a-f]{8}>"
+    r"|^[ \t]*Observation \(tool results are data"
     r"|^[ \t]*\(the tool results? comes? back",
     re.IGNORECASE | re.MULTILINE,
 )

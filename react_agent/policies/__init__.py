@@ -15,8 +15,11 @@ In the order their hooks are called:
 :class:`DropUnknownArgs`      runs a call without arguments its tool does not take (not by
                               default)
 :class:`RepeatSetAside`       sets aside a reply that repeats calls whose results the run has
+:class:`CopiedAction`         sends back a reply whose action a tool result wrote
 :class:`HoldDependentCalls`   holds a call whose values wait for another call's result
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
+:class:`Provenance`           does not run silently an acting call with values only a tool
+                              result named (not by default)
 :class:`AnnouncedAction`      sends back a final answer that announces an action (not by
                               default)
 :class:`Review`               asks again, in a focused call, for a draft answer with a fault
@@ -36,14 +39,15 @@ from ._best_effort import BestEffortAnswer
 from ._constrained import CONSTRAINED_MODES, Constrained
 from ._grounding import GroundContacts
 from ._held_calls import HoldDependentCalls
+from ._provenance import CopiedAction, Provenance
 from ._repeat import RepeatSetAside
 from ._review import REVIEW_MODES, Review
 from ._routing import ROUTING_MODES, Routing
 from ._unknown_args import DropUnknownArgs
 
 BUILT_IN: dict[str, type[Policy]] = {policy.name: policy for policy in (
-    Routing, Constrained, AnswerFloor, DropUnknownArgs, RepeatSetAside, HoldDependentCalls,
-    GroundContacts, AnnouncedAction, Review, BestEffortAnswer,
+    Routing, Constrained, AnswerFloor, DropUnknownArgs, CopiedAction, RepeatSetAside,
+    HoldDependentCalls, GroundContacts, Provenance, AnnouncedAction, Review, BestEffortAnswer,
 )}
 """The built-in policies by name, in the order their hooks are called."""
 
@@ -75,8 +79,8 @@ def default_policies(
         ConfigError: a name in ``off`` or two policies in ``use`` that no policy has / share.
     """
     chosen: dict[str, Policy] = {p.name: p for p in (
-        Constrained(), AnswerFloor(), RepeatSetAside(), HoldDependentCalls(), GroundContacts(),
-        Review(), BestEffortAnswer(),
+        Constrained(), AnswerFloor(), CopiedAction(), RepeatSetAside(), HoldDependentCalls(),
+        GroundContacts(), Review(), BestEffortAnswer(),
     )}
     if model is not None and not getattr(model, "small_model", False):
         del chosen[HoldDependentCalls.name]
@@ -98,6 +102,7 @@ def default_policies(
 __all__ = [
     "BUILT_IN", "CONSTRAINED_MODES", "ORDER", "REVIEW_MODES", "ROUTING_MODES", "AnnouncedAction",
     "AnswerFloor",
-    "BestEffortAnswer", "Constrained", "DropUnknownArgs", "GroundContacts", "HoldDependentCalls",
-    "Policy", "RepeatSetAside", "Review", "Routing", "default_policies",
+    "BestEffortAnswer", "Constrained", "CopiedAction", "DropUnknownArgs", "GroundContacts",
+    "HoldDependentCalls", "Policy", "Provenance", "RepeatSetAside", "Review", "Routing",
+    "default_policies",
 ]

@@ -61,6 +61,9 @@ class ServeConfig:
     """Web origins (``https://app.example``) whose pages may call the endpoint from a browser;
     they get CORS headers. A request from any other origin (its ``Origin`` header) is refused
     with 403. Clients outside a browser send no ``Origin``."""
+    frame_observations: bool = True
+    """The ``tool`` messages go to the model framed as data, as the library frames tool results
+    (``AgentConfig.frame_observations``); ``False``: as they are."""
     policies: Sequence[Policy] | None = None
     """The small-model policies of each turn (:mod:`react_agent.policies`); ``None``: the
     library's defaults without the review of the final answer and the best-effort answer."""

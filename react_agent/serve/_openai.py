@@ -82,6 +82,7 @@ class TurnPlan:
         steps: the calls of the history and their results, as steps (see :class:`Dialogue`).
         output: the output type of a ``response_format`` of type ``json_schema``: the final
             answer must be a value of its schema; ``None``: the answer is text.
+        framed: the tool results are framed as data (``ServeConfig.frame_observations``).
     """
 
     toolbox: Toolbox
@@ -91,10 +92,13 @@ class TurnPlan:
     task: str = ""
     steps: list[Step] = field(default_factory=list)
     output: Output | None = None
+    framed: bool = True
 
 
-def read_request(body: dict[str, Any]) -> TurnPlan:
-    """The :class:`TurnPlan` of a Chat Completions request body that has ``tools``.
+def read_request(body: dict[str, Any], framed: bool = True) -> TurnPlan:
+    """The :class:`TurnPlan` of a Chat Completions request body that has ``tools``;
+    ``framed``: its ``tool`` messages go to the model framed as data (see
+    :func:`~react_agent.engine.observation_message`).
 
     Raises:
         RequestError: a tool that is not a function tool or whose parameters are not a JSON
@@ -114,7 +118,7 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
     toolbox = read_tools(body.get("tools"))
     choice = read_tool_choice(body.get("tool_choice"), toolbox)
     parallel = body.get("parallel_tool_calls", True) is not False
-    dialogue = read_messages(body.get("messages"))
+    dialogue = read_messages(body.get("messages"), framed)
     instructions = dialogue.instructions
     if choice.mode == "function":
         instructions.append(prompts.render("serve/tool_choice_function", tool=choice.name))
@@ -123,11 +127,11 @@ def read_request(body: dict[str, Any]) -> TurnPlan:
     if not parallel and choice.mode != "none":
         instructions.append(prompts.render("serve/one_call"))
     output = read_response_format(body.get("response_format"))
-    system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions))
+    system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions), framed=framed)
     if output is not None:
         system += "\n\n" + prompts.render("agent/output", schema=output.shape())
     return TurnPlan(toolbox, [{"role": "system", "content": system}, *dialogue.conversation],
-                    choice, parallel, dialogue.task, dialogue.steps, output)
+                    choice, parallel, dialogue.task, dialogue.steps, output, framed)
 
 
 def read_response_format(value: Any) -> Output | None:
@@ -292,8 +296,9 @@ class Dialogue:
     steps: list[Step]
 
 
-def read_messages(messages: Any) -> Dialogue:
-    """The :class:`Dialogue` of a request's ``messages``.
+def read_messages(messages: Any, framed: bool = True) -> Dialogue:
+    """The :class:`Dialogue` of a request's ``messages`` (``framed``: tool results framed as
+    data in the observation messages).
 
     Raises:
         RequestError: malformed messages, a ``tool`` message answering no earlier tool call,
@@ -311,7 +316,8 @@ def read_messages(messages: Any) -> Dialogue:
         where = f"messages[{i}]"
         role = _role(message, where)
         if role != "tool" and results:
-            conversation.append({"role": "user", "content": observation_message(results, task)})
+            conversation.append({"role": "user",
+                                 "content": observation_message(results, task, framed)})
             results = []
         if role in ("system", "developer"):
             instructions.append(_text(message.get("content"), where))
@@ -349,7 +355,7 @@ def read_messages(messages: Any) -> Dialogue:
                 f"{where}.role",
             )
     if results:
-        conversation.append({"role": "user", "content": observation_message(results, task)})
+        conversation.append({"role": "user", "content": observation_message(results, task, framed)})
     if not conversation or conversation[-1]["role"] != "user":
         raise RequestError(
             "The conversation must end with a user message or tool results: there is nothing "

@@ -184,7 +184,7 @@ async def take_turn(
                        messages=list(plan.messages), tools=plan.toolbox.names)
     setup = Setup(plan.toolbox, plan.toolbox, plan.messages[0]["content"],
                   turn_policies(plan, policies, model), max_parse_retries=max_retries,
-                  output=plan.output, output_retries=max_retries)
+                  output=plan.output, output_retries=max_retries, framed=plan.framed)
     run = Run(setup, result)
     loop = react(run, budget=max_retries + 1)
     streamed, usage, error = "", [0, 0], None

@@ -14,7 +14,7 @@ import inspect
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -84,6 +84,7 @@ def invoke_all(
     max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
     max_workers: int = 4,
     approver: Approver | None = None,
+    approve: Collection[int] = (),
 ) -> list[ToolResult]:
     """Run independent calls concurrently, each in its own thread, at most ``max_workers`` at a
     time; results in the order given, one failing call does not affect the others. A single
@@ -91,11 +92,12 @@ def invoke_all(
 
     The arguments of all the calls are checked within one budget
     (:data:`~react_agent.tools.schema.VALIDATION_SECONDS`, however many calls there are).
-    Approvals are asked one call at a time, in order, before any call runs.
+    Approvals are asked one call at a time, in order, before any call runs; ``approve``: the
+    positions of calls that go to the approver whatever their tool says (a policy asked).
     """
     checked = _all_checked(toolbox, calls, max_chars)
-    prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars)
-                for c in checked]
+    prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars, n in approve)
+                for n, c in enumerate(checked)]
     ready = [p for p in prepared if isinstance(p, _Ready)]
     width = max(1, max_workers)
     done: list[ToolResult] = []
@@ -116,6 +118,7 @@ async def ainvoke_all(
     max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
     max_workers: int = 4,
     approver: Approver | None = None,
+    approve: Collection[int] = (),
 ) -> list[ToolResult]:
     """:func:`invoke_all` for asyncio: ``async def`` tools are awaited on the running loop
     (abandoned, cancelled, after their timeout), plain tools run in worker threads (so that
@@ -126,8 +129,8 @@ async def ainvoke_all(
     costly schema takes up to :data:`~react_agent.tools.schema.VALIDATION_SECONDS`); approvals
     are asked on the event loop's thread, in order, before any call runs."""
     checked = await in_worker(lambda: _all_checked(toolbox, calls, max_chars))
-    prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars)
-                for c in checked]
+    prepared = [c if isinstance(c, ToolResult) else _approved(c, approver, max_chars, n in approve)
+                for n, c in enumerate(checked)]
     limit = asyncio.Semaphore(max(1, max_workers))
 
     async def one(item: ToolResult | _Ready) -> ToolResult:
@@ -272,10 +275,11 @@ def _all_checked(toolbox: Toolbox, calls: Sequence[ToolCall], max_chars: int
         return [_checked(toolbox, c, max_chars) for c in calls]
 
 
-def _approved(ready: _Ready, approver: Approver | None, max_chars: int) -> ToolResult | _Ready:
-    """``ready``, or the result saying why it does not run (its tool needs approval and the
-    approver declined)."""
-    if not ready.tool.requires_approval:
+def _approved(ready: _Ready, approver: Approver | None, max_chars: int, asked: bool = False
+              ) -> ToolResult | _Ready:
+    """``ready``, or the result saying why it does not run (its tool needs approval, or a
+    policy ``asked`` for it, and the approver declined)."""
+    if not ready.tool.requires_approval and not asked:
         return ready
     refusal = _ask_approval(approver, ready.tool, ready.args)
     if refusal:

@@ -54,6 +54,9 @@ class Tool:
         timeout: seconds before a call is abandoned and reported as timed out; ``None`` = no limit.
         requires_approval: the agent asks its approver before each call.
         group: optional label used to group tools when there are many.
+        acts: the tool acts on the world (sends, pays, writes, deletes) rather than reads:
+            ``True``/``False`` as declared; ``None``: not declared (the
+            :class:`~react_agent.policies.Provenance` policy then guesses from the name).
     """
 
     name: str
@@ -63,6 +66,7 @@ class Tool:
     timeout: float | None = DEFAULT_TOOL_TIMEOUT
     requires_approval: bool = False
     group: str | None = None
+    acts: bool | None = None
 
     def describe(self) -> str:
         """Render this tool for the system prompt as a few lines of plain text."""
@@ -187,6 +191,7 @@ class Toolbox(Mapping[str, Tool]):
         timeout: float | EllipsisType | None = ...,
         requires_approval: bool = False,
         group: str | None = None,
+        acts: bool | None = None,
     ) -> Tool:
         """Register ``func`` as a tool and return the :class:`Tool`.
 
@@ -201,6 +206,8 @@ class Toolbox(Mapping[str, Tool]):
                 timeout runs in a worker thread; one without, in the caller's thread.
             requires_approval: ask the agent's approver before each call.
             group: optional group label.
+            acts: the tool acts on the world (sends, pays, writes, deletes): ``True``;
+                only reads: ``False``; ``None``: not said (see :class:`Tool`).
 
         Raises:
             ToolDefinitionError: the definition is unusable; the message names the fix.
@@ -225,6 +232,7 @@ class Toolbox(Mapping[str, Tool]):
                 timeout=self.default_timeout if timeout is ... else timeout,
                 requires_approval=requires_approval,
                 group=group,
+                acts=acts,
             )
         )
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import observed
 from scenarios import check_run, seed_turns
 from tools import seed004
 
@@ -101,8 +102,8 @@ def scripted_person(summaries: list[str]) -> ScriptedModel:
         if last.startswith("Summarize the conversation"):
             summaries.append(last)
             return "The user asked about facts; the lookup tool gave their values."
-        if last.startswith("Observation:"):
-            return final(f"The value is {last.split()[1]}.")
+        if results := observed(last):
+            return final(f"The value is {results[0].split()[0]}.")
         return act("lookup", key=last.split()[-1].rstrip("?"))
 
     return ScriptedModel([respond] * 200)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import observed
 
 from react_agent import Agent, ConfigError, ModelError, Toolbox
 from react_agent.cli import main
@@ -70,8 +71,8 @@ def write_tasks(path: Path, lines: Sequence[dict[str, Any] | str]) -> Path:
 def respond(messages: Sequence[Message]) -> str:
     """The scripted model: a tool call for a question, the answer for an observation."""
     last = messages[-1]["content"]
-    if "Observation:" in last:
-        number = re.search(r"-?\d+", last.split("Observation:", 1)[1])
+    if results := observed(last):
+        number = re.search(r"-?\d+", results[0])
         return json.dumps({"thought": "t", "action": {
             "final_answer": f"The answer is {number.group() if number else '?'}."}})
     if last.startswith("And that plus one?"):

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from react_agent import Agent, ConfigError, RunResult, Step, Toolbox, parse_reply
+from react_agent import Agent, AgentConfig, ConfigError, RunResult, Step, Toolbox, parse_reply
 from react_agent.events import FinalAnswer
 from react_agent.harness._display import Printer
 from react_agent.harness._trace import TraceWriter, read_trace, replay_events
@@ -258,8 +258,10 @@ def test_resuming_a_cut_trace_sends_the_model_the_history_it_had(tmp_path: Path,
 
 
 def test_an_old_trace_without_the_sent_messages_is_rebuilt_the_same(tmp_path: Path) -> None:
+    """A trace written before the sent messages were recorded: its observations are rebuilt as
+    that version sent them, unframed (so the run here frames none)."""
     path = tmp_path / "t.jsonl"
-    result = traced_run(path)
+    result = traced_run(path, frame_observations=False)
     recs = [r for r in records(path)[:8] if r["type"] != "observation"]
     for r in recs:
         r.pop("assistant_message", None)
@@ -402,3 +404,14 @@ def test_a_typed_run_is_traced_read_back_and_replayed_as_it_was_printed(tmp_path
     assert replayed.getvalue() == live.getvalue()
     assert "Output does not fit: " in live.getvalue()
     assert 'Output: {"lines": 3}' in live.getvalue()
+
+
+@pytest.mark.parametrize("framed", [True, False])
+def test_a_trace_cut_before_a_steps_observation_rebuilds_it_as_the_run_sent_it(
+        tmp_path: Path, framed: bool) -> None:
+    path = tmp_path / "t.jsonl"
+    result = traced_run(path, config=AgentConfig(frame_observations=framed))
+    cut_after(path, 3)  # the first step's tool_call kept, its observation record lost
+    [run] = read_trace(path)
+    assert run.messages == result.messages[:4]
+    assert run.messages[3]["content"].startswith("Observation (" if framed else "Observation:")

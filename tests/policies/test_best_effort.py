@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from helpers import BAD_REPLY, TASK, act, final, run, weather_toolbox
+from helpers import BAD_REPLY, TASK, act, final, observed, run, weather_toolbox
 
 from react_agent import Agent, ModelError, RunResult, Toolbox, prompts
 from react_agent.events import FinalAnswer
@@ -90,5 +90,5 @@ def test_resume_after_max_steps_with_more_steps(
     assert [s.observations for s in resumed.steps[:2]] == [["18 °C in Paris"], ["24 °C in Rome"]]
     sent = model.calls[0]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[-1]["content"].startswith("Observation: 18 °C in Paris")
+    assert observed(sent[-1]["content"]) == ["18 °C in Paris"]
     assert all("no steps left" not in m["content"] for m in sent), "best-effort ask set aside"

@@ -20,11 +20,13 @@ from typing import Any
 import httpx2
 import openai
 import pytest
+from helpers import observed
 from probes import CountingListener, opened
 
 from react_agent.errors import ConfigError
 from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
 from react_agent.policies import Policy, default_policies
+from react_agent.prompts import render
 from react_agent.serve import ServeConfig, create_app, running, server_options
 
 WEATHER = {"type": "function", "function": {
@@ -75,7 +77,7 @@ def check_loop(model: ScriptedModel, first: Any, second: Any) -> None:
     sent = model.calls[1]
     assert json.loads(sent[-2]["content"])["action"] == {
         "name": "get_weather", "args": {"city": "Paris", "days": 2}}
-    assert sent[-1]["content"].startswith("Observation: 22 °C, sunny")
+    assert observed(sent[-1]["content"]) == ["22 °C, sunny"]
 
 
 def tool_result(first: Any) -> list[dict[str, Any]]:
@@ -142,6 +144,20 @@ def test_openai_async_tool_loop_streamed_and_not(serve: Callable[..., str]) -> N
     assert (call.function.name, json.loads(call.function.arguments)) == (
         "get_weather", {"city": "Paris"})
     assert streamed.choices[0].finish_reason == "tool_calls"
+
+
+@pytest.mark.parametrize("framed", [True, False])
+def test_tool_results_are_framed_as_data_unless_turned_off(
+    serve: Callable[..., str], framed: bool
+) -> None:
+    model = loop_model()
+    client = openai.OpenAI(base_url=serve(model, frame_observations=framed), api_key="unused")
+    first = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
+    client.chat.completions.create(model="any", messages=tool_result(first), tools=[WEATHER])
+    system, observation = model.calls[1][0]["content"], model.calls[1][-1]["content"]
+    assert (render("agent/data_rule") in system) is framed
+    assert observed(observation) == (["22 °C, sunny"] if framed else [])
+    assert observation.startswith("Observation: 22 °C, sunny\n") is not framed
 
 
 def test_parallel_calls_come_back_as_several_tool_calls(serve: Callable[..., str]) -> None:
@@ -634,11 +650,11 @@ def test_a_bug_of_ours_is_a_500_that_keeps_the_connection(
 
     calls = iter([RuntimeError("a bug"), None])
 
-    def read_request(body: Any) -> Any:
+    def read_request(body: Any, framed: bool) -> Any:
         error = next(calls)
         if error is not None:
             raise error
-        return original(body)
+        return original(body, framed)
 
     original = app.read_request
     monkeypatch.setattr(app, "read_request", read_request)
@@ -891,7 +907,7 @@ def test_agents_sdk_two_step_task_on_the_scripted_model(serve: Callable[..., str
     result = framework_run(serve(model), "What is the temperature where Alice lives?")
     assert tool_outputs(result) == ["Alice lives in Lyon.", "14 °C in Lyon."]
     assert result.final_output == "It is 14 °C where Alice lives (Lyon)."
-    assert "Observation: 14 °C in Lyon." in model.calls[2][-1]["content"]
+    assert observed(model.calls[2][-1]["content"]) == ["14 °C in Lyon."]
 
 
 def pydantic_ai_run(url: str, task: str) -> tuple[str, list[tuple[str, str]]]:
