@@ -208,7 +208,8 @@ def test_run_to_final_answer(
     review = server.requests[2]["messages"]
     assert [m["role"] for m in review] == ["system", "user"]
     assert review[1]["content"].startswith(
-        'The tool results:\n- get_weather {"city": "北京"}: sunny, 21 °C in 北京\n')
+        'The tool results:\n- get_weather {"city": "北京"}:\n<data ')
+    assert "\nsunny, 21 °C in 北京\n</data " in review[1]["content"]
     assert review[1]["content"].endswith("\nThe task: 北京天气?")
     assert all("tools" not in r for r in server.requests)  # prompt-driven: never tools=
     assert server.requests[1]["messages"][-1] == {

@@ -61,6 +61,9 @@ class Facts:
         user: the user's messages (the task, earlier turns, feedback; not observations).
         results: every tool result so far, in order (those a policy set aside included).
         ok_observations: the observations of the successful results, in order.
+        earlier: the observation messages of the history this run starts from that are not of
+            its own steps (earlier turns of a conversation, a ``serve`` request's tool
+            messages), whole: tool results, never the user's word.
         succeeded: the latest successful result of each call (by :func:`signature`).
         latest: the latest result of each call that ran or was refused (not a repeat answered
             from before, nor a result set aside: ``ToolResult.skipped``).
@@ -75,6 +78,7 @@ class Facts:
     user: list[str] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
     ok_observations: list[str] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)
     succeeded: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
     latest: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
     step_calls: list[tuple[tuple[str, str], ...]] = field(default_factory=list)

@@ -15,6 +15,7 @@ valid reply and an observation look like.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -235,6 +236,22 @@ def observation_message(results: list[ToolResult], task: str, framed: bool = Tru
             for i, r in enumerate(results, 1)
         )
     return prompts.render("agent/observation", observation=text, task=task)
+
+
+@functools.cache
+def _observation_heads() -> tuple[str, ...]:
+    mark = "\x00"
+    heads = tuple(prompts.render(name, observation=mark, task=mark).split(mark)[0]
+                  for name in ("agent/observation_data", "agent/observation"))
+    return tuple(head for head in heads if head.strip())
+
+
+def is_observation_message(message: Message) -> bool:
+    """``message`` is a user message that carries observations, framed or not, of any step or
+    turn (it starts as :func:`observation_message` writes one, whatever its task). A person's
+    message that happens to start so is counted as observations too: what it says is then
+    not taken as the user's word, which fails safe for the policies that trace values."""
+    return message["role"] == "user" and message["content"].startswith(_observation_heads())
 
 
 def signature(call: ToolCall) -> tuple[str, str]:

@@ -78,7 +78,14 @@ from ..types import (
 )
 from ._facts import Facts
 from ._output import Output
-from ._protocol import Invoke, Query, observation_message, reply_schema, signature
+from ._protocol import (
+    Invoke,
+    Query,
+    is_observation_message,
+    observation_message,
+    reply_schema,
+    signature,
+)
 
 Request = Event | Query | Invoke
 """What the loop yields: an event for the caller, or a request for its edges to answer."""
@@ -168,9 +175,12 @@ class Run:
         echoed = {observation_message(s.results, result.task, framed)  # either way: a history
                   for s in result.steps if s.results for framed in (True, False)}  # may be old
         for message in result.messages:
-            if message["role"] != "assistant" and not message["content"].startswith(
-                    tuple(echoed)):
+            if message["role"] == "assistant":
+                continue
+            if not is_observation_message(message):
                 self.facts.told(message)
+            elif not message["content"].startswith(tuple(echoed)):
+                self.facts.earlier.append(message["content"])
         for step in result.steps:
             self.facts.calling(step)
             self.facts.stepped(step)

@@ -168,7 +168,7 @@ class Known:
 
     def __init__(self, facts: Facts) -> None:
         self._facts = facts
-        self._grounding: list[str] = []  # the observations that ground a contact detail
+        self._grounding = list(facts.earlier)  # the observations that ground a contact detail
         self._read = 0  # the results looked at so far
         fold = str.casefold
         self._system = Each(facts.system, fold)

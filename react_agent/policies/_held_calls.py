@@ -42,17 +42,19 @@ class Said:
 
     def __init__(self, facts: Facts) -> None:
         self._user = Each(facts.user, stated_forms)
+        self._earlier = Each(facts.earlier, stated_forms)
         self._ok = Each(facts.ok_observations, stated_forms)
-        self._numbers = Gathered([facts.user, facts.ok_observations], numbers, set())
+        self._numbers = Gathered([facts.user, facts.earlier, facts.ok_observations], numbers,
+                                 set())
         self._said: tuple[int, int, str] = (0, 0, "")
 
     @property
     def text(self) -> str:
-        """The user's messages and the successful results, one text, in the forms of
-        :func:`stated_forms`."""
+        """The user's messages, earlier turns' observations and the successful results, one
+        text, in the forms of :func:`stated_forms`."""
         user, ok = self._user(), self._ok()
         if self._said[:2] != (len(user), len(ok)):
-            self._said = (len(user), len(ok), "\n".join([*user, *ok]))
+            self._said = (len(user), len(ok), "\n".join([*user, *self._earlier(), *ok]))
         return self._said[2]
 
     @property

@@ -24,10 +24,10 @@ from .. import _lexical as lexical
 from .. import prompts
 from .._json import text_json
 from .._persist import loads
-from ..engine import FINAL_ANSWER_SCHEMA, Policy, Query, Request, Run
+from ..engine import FINAL_ANSWER_SCHEMA, Policy, Query, Request, Run, defang, frame
 from ..errors import ConfigError, ModelError, OutputParseError
 from ..events import FinalAnswer, ParseFailed, ReplyParsed
-from ..types import Message, Step, ToolResult
+from ..types import Message, Reply, Step, ToolResult
 from ._announced import announcement
 from ._grounding import strings
 from ._restated import Misstated, Told, misstated, read_told
@@ -125,7 +125,8 @@ class Review(Policy):
         for :func:`~._restated.misstated` (``None``: that check is off); ``wrong``: the values
         the draft restated wrongly."""
         focused: list[Message] = [*run.messages[:1], {"role": "user", "content": prompts.render(
-            "policies/review", task=run.task, facts=facts(run.facts.results))}]
+            "policies/review", task=run.task,
+            facts=facts(run.facts.results, run.setup.framed))}]
         step = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         step.records[self.name] = {"reasons": reasons}
         if wrong:
@@ -142,10 +143,18 @@ class Review(Policy):
             return step
         yield run.answered(step, reply, keep=False)
         try:
-            parsed = run.read(step, reply)
+            read: Reply | None = run.read(step, reply)
+            for policy in run.setup.policies:  # (e.g. an answer copied from a tool result)
+                if read is None:
+                    break
+                read = policy.after_reply(run, step, read)
         except OutputParseError as exc:
             yield ParseFailed(step, str(exc))
             return step
+        if read is None:  # a policy took the reply: the draft stands
+            step.tool_calls = []
+            return step
+        parsed = read
         yield ReplyParsed(step, parsed)
         result = run.result
         if parsed.final_answer and parsed.final_answer.strip() \
@@ -253,11 +262,18 @@ def _script(letter: str) -> str:
     return "CJK" if script in ("HIRAGANA", "KATAKANA") else script
 
 
-def facts(results: list[ToolResult]) -> str:
-    """The successful ``results`` as lines ``- <tool> <args as JSON>: <observation>`` for the
-    focused call (``(none)`` without any)."""
-    lines = [f"- {r.call.name} {text_json(r.call.args)}: {r.observation}"
-             for r in results if r.ok]
+def facts(results: list[ToolResult], framed: bool = True) -> str:
+    """The successful ``results`` for the focused call (``(none)`` without any): lines
+    ``- <tool> <args as JSON>:`` each followed by its observation framed as data
+    (:func:`~react_agent.engine.frame`, as the loop's observations are), or, unframed,
+    ``- <tool> <args as JSON>: <observation>``."""
+    if framed:
+        lines = [f"{defang(f'- {r.call.name} {text_json(r.call.args)}')}:\n"
+                 f"{frame(r.observation, text_json(r.call.to_dict()))}"
+                 for r in results if r.ok]
+    else:
+        lines = [f"- {r.call.name} {text_json(r.call.args)}: {r.observation}"
+                 for r in results if r.ok]
     return "\n".join(lines) or "(none)"
 
 

@@ -139,8 +139,8 @@ class _Service:
         if body.get("tools") in (None, []):  # anything else is read as tools (or a 400)
             return await self._admitted(lambda: self._pass_through(body))
         try:  # in a worker thread: the event loop answers other clients meanwhile
-            plan = await asyncio.to_thread(read_request, body,
-                                          self.config.frame_observations)
+            plan = await asyncio.to_thread(read_request, body, self.config.frame_observations,
+                                          self.config.max_observation_chars)
         except RequestError as exc:
             raise ApiError(400, str(exc), param=exc.param) from exc
         stream = body.get("stream") is True

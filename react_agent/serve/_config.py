@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse, Response
 from ..config import AgentConfig
 from ..errors import ConfigError, ReactAgentError
 from ..policies import Policy
+from ..tools import DEFAULT_MAX_OBSERVATION_CHARS
 from ._openai import error_body
 
 UPSTREAM_CONCURRENCY = 8
@@ -61,6 +62,10 @@ class ServeConfig:
     """Web origins (``https://app.example``) whose pages may call the endpoint from a browser;
     they get CORS headers. A request from any other origin (its ``Origin`` header) is refused
     with 403. Clients outside a browser send no ``Origin``."""
+    max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS
+    """The most characters of one ``tool`` message the model sees (the rest cut with a marker
+    saying so), as ``AgentConfig.max_observation_chars`` bounds a tool result: also the bound of
+    the work framing and the policies do on it."""
     frame_observations: bool = True
     """The ``tool`` messages go to the model framed as data, as the library frames tool results
     (``AgentConfig.frame_observations``); ``False``: as they are."""
@@ -82,6 +87,8 @@ class ServeConfig:
             raise ConfigError("queue, max_parse_retries and retry_after must be 0 or more.")
         if self.max_body_bytes < 1024:
             raise ConfigError("max_body_bytes must be at least 1024.")
+        if self.max_observation_chars < 100:
+            raise ConfigError("max_observation_chars must be at least 100.")
 
 
 class ApiError(ReactAgentError):

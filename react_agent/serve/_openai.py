@@ -38,7 +38,7 @@ from .._persist import loads
 from ..engine import Output, observation_message, output_spec
 from ..errors import ConfigError, ReactAgentError, ToolDefinitionError
 from ..models.base import Message
-from ..tools import Toolbox, ToolSpecError, format_result
+from ..tools import DEFAULT_MAX_OBSERVATION_CHARS, Toolbox, ToolSpecError, observation_text
 from ..tools import schema as json_schema
 from ..types import Step, ToolCall, ToolResult
 
@@ -95,10 +95,13 @@ class TurnPlan:
     framed: bool = True
 
 
-def read_request(body: dict[str, Any], framed: bool = True) -> TurnPlan:
+def read_request(body: dict[str, Any], framed: bool = True,
+                 max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS) -> TurnPlan:
     """The :class:`TurnPlan` of a Chat Completions request body that has ``tools``;
     ``framed``: its ``tool`` messages go to the model framed as data (see
-    :func:`~react_agent.engine.observation_message`).
+    :func:`~react_agent.engine.observation_message`); ``max_observation_chars``: each ``tool``
+    message's text is cut there, as the library cuts a tool result
+    (:func:`~react_agent.tools.observation_text`).
 
     Raises:
         RequestError: a tool that is not a function tool or whose parameters are not a JSON
@@ -118,7 +121,7 @@ def read_request(body: dict[str, Any], framed: bool = True) -> TurnPlan:
     toolbox = read_tools(body.get("tools"))
     choice = read_tool_choice(body.get("tool_choice"), toolbox)
     parallel = body.get("parallel_tool_calls", True) is not False
-    dialogue = read_messages(body.get("messages"), framed)
+    dialogue = read_messages(body.get("messages"), framed, max_observation_chars)
     instructions = dialogue.instructions
     if choice.mode == "function":
         instructions.append(prompts.render("serve/tool_choice_function", tool=choice.name))
@@ -296,9 +299,11 @@ class Dialogue:
     steps: list[Step]
 
 
-def read_messages(messages: Any, framed: bool = True) -> Dialogue:
+def read_messages(messages: Any, framed: bool = True,
+                  max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS) -> Dialogue:
     """The :class:`Dialogue` of a request's ``messages`` (``framed``: tool results framed as
-    data in the observation messages).
+    data in the observation messages; each ``tool`` message's text cut at
+    ``max_observation_chars``, as the library cuts a tool result).
 
     Raises:
         RequestError: malformed messages, a ``tool`` message answering no earlier tool call,
@@ -344,7 +349,8 @@ def read_messages(messages: Any, framed: bool = True) -> Dialogue:
                     "earlier assistant message's tool_calls has.",
                     f"{where}.tool_call_id",
                 )
-            observation = format_result(_text(message.get("content"), where))
+            observation = observation_text(_text(message.get("content"), where),
+                                           max_observation_chars)
             result = ToolResult(found[0], observation, ok=True, args=found[0].args)
             results.append(result)
             found[1].results.append(result)

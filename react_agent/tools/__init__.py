@@ -32,6 +32,7 @@ from ._invoker import (
     in_worker,
     invoke,
     invoke_all,
+    observation_text,
     prepare,
 )
 from ._loading import load_toolbox
@@ -69,6 +70,7 @@ __all__ = [
     "invoke",
     "invoke_all",
     "load_toolbox",
+    "observation_text",
     "prepare",
     "schema_from_function",
     "value_problems",

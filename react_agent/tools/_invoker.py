@@ -461,6 +461,13 @@ def _as_json(value: Any) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def observation_text(value: Any, max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS) -> str:
+    """``value`` (a tool's return value, or the text a client sent as one) as an observation:
+    :func:`format_result`, then at most ``max_chars`` characters and a marker saying how many
+    were cut, as the invoker writes every observation."""
+    return _cut(format_result(value), max_chars)
+
+
 def _cut(text: str, max_chars: int) -> str:
     """``text`` as an observation: at most ``max_chars`` characters, then a marker saying how
     many were cut. A surrogate pair written as two characters becomes the one character it

@@ -245,3 +245,19 @@ def test_a_bad_response_format_is_a_request_error(response_format: Any, param: s
     with pytest.raises(RequestError, match=message) as info:
         read_request(_typed_body(response_format))
     assert info.value.param == param
+
+
+def test_a_tool_message_is_cut_as_the_library_cuts_a_tool_result() -> None:
+    """A client's ``tool`` message is a tool result: the model sees at most
+    ``max_observation_chars`` of it and a marker saying how much was cut (which bounds the
+    framing and the policies' work on it too)."""
+    messages = [{"role": "user", "content": "Read it."},
+                {"role": "assistant", "content": None, "tool_calls": [{
+                    "id": "c1", "type": "function",
+                    "function": {"name": "read", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "x" * 5000 + "TAIL"}]
+    whole = read_messages(messages).conversation[-1]["content"]
+    assert "TAIL" in whole
+    cut = read_messages(messages, max_observation_chars=1000).conversation[-1]["content"]
+    assert "TAIL" not in cut and "x" * 1000 in cut and "x" * 1001 not in cut
+    assert "4004 more characters cut" in cut

@@ -650,11 +650,11 @@ def test_a_bug_of_ours_is_a_500_that_keeps_the_connection(
 
     calls = iter([RuntimeError("a bug"), None])
 
-    def read_request(body: Any, framed: bool) -> Any:
+    def read_request(body: Any, *options: Any) -> Any:
         error = next(calls)
         if error is not None:
             raise error
-        return original(body, framed)
+        return original(body, *options)
 
     original = app.read_request
     monkeypatch.setattr(app, "read_request", read_request)
