@@ -683,7 +683,7 @@ def main() -> None:
     if sys.argv[1:2] == ["--serve-scripted"]:  # in react-agent's environment: serve with a
         # scripted model; every option after the script is react-agent serve's own
         sys.exit(serve_scripted(Path(sys.argv[2]), sys.argv[3:]))
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--rows", default=",".join(ROWS),
                         help=f"comma-separated, of {', '.join(ROWS)} (default: all)")
     parser.add_argument("--suites", default=",".join(SUITES),
@@ -708,7 +708,7 @@ def main() -> None:
                         "(default: the one beside this Python)")
     parser.add_argument("--with-policy", action="append", default=[], metavar="NAME",
                         help="an opt-in react-agent policy added in every row, the library's "
-                             "and serve's alike (repeatable; e.g. announced_action)")
+                             "and serve's alike (repeatable; e.g. announced)")
     parser.add_argument("--serve-arg", action="append", default=[], metavar="ARGS",
                         help="more options for the serve rows' react-agent serve (repeatable)")
     parser.add_argument("--scripted", type=Path, metavar="FILE",
@@ -732,6 +732,14 @@ def main() -> None:
         list_tasks(_names(args.tasks) or [], args.benchmark_version)
         return
 
+    rows = _names(args.rows) or []
+    if set(rows) - set(ROWS):
+        parser.error(f"--rows takes {', '.join(ROWS)}")
+    if not args.setup_only:
+        from react_agent.policies import ORDER
+
+        if set(args.with_policy) - set(ORDER):
+            parser.error(f"--with-policy takes {', '.join(ORDER)}")
     if args.python:
         python = args.python
     else:
@@ -741,13 +749,6 @@ def main() -> None:
     if args.setup_only:
         print(python)
         return
-    rows = _names(args.rows) or []
-    if set(rows) - set(ROWS):
-        parser.error(f"--rows takes {', '.join(ROWS)}")
-    from react_agent.policies import ORDER
-
-    if set(args.with_policy) - set(ORDER):
-        parser.error(f"--with-policy takes {', '.join(ORDER)}")
     if any(r.startswith("serve-") for r in rows) and args.react_agent is None:
         parser.error("no react-agent command found for the serve rows: pass --react-agent PATH")
     if args.scripted:

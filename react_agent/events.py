@@ -36,12 +36,14 @@ from .types import Reply, RunResult, Step, ToolCall, ToolResult
 class RunStarted:
     """The run began. ``system_prompt`` is the rendered system message; ``tools`` the names of
     the tools the model may call; ``resumed_steps`` how many earlier steps a resumed run
-    continues (0 for a new run)."""
+    continues (0 for a new run); ``framed`` whether tool results go to the model framed as
+    data (``AgentConfig.frame_observations``)."""
 
     task: str
     system_prompt: str
     tools: tuple[str, ...] = ()
     resumed_steps: int = 0
+    framed: bool = True
 
 
 @dataclass(frozen=True)

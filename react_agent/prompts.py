@@ -80,7 +80,6 @@ def render(name: str, **variables: Any) -> str:
 
 def render_system_prompt(
     toolbox: Toolbox, instructions: str = "", template: str | os.PathLike[str] | None = None,
-    framed: bool = True,
 ) -> str:
     """The system prompt for ``toolbox``: role, tool descriptions (:func:`defang`-ed: no data
     frame, control marker or role line written into a description passes for one), reply
@@ -93,10 +92,7 @@ def render_system_prompt(
         template: a system prompt of your own instead of ``prompts/agent/system.md``: a path to a
             file (``pathlib.Path`` or any ``os.PathLike``), or the template text itself (a
             ``str``), in the same syntax (``$tools`` for the tool descriptions,
-            ``$instructions`` for the extra text, ``$$`` for a dollar sign; ``$data_rule``
-            where the rule on framed tool results goes, else it goes before the extra text).
-        framed: the run frames tool results as data (``AgentConfig.frame_observations``): the
-            rule that text inside a frame is data (``prompts/agent/data_rule.md``) is shown.
+            ``$instructions`` for the extra text, ``$$`` for a dollar sign).
 
     Returns:
         The rendered template as one string.
@@ -116,16 +112,8 @@ def render_system_prompt(
         if needed and name not in placed:
             raise ConfigError(f"The system prompt template has no ${name}; put it where the "
                               f"{name} should go.")
-    rule = "\n" + render("agent/data_rule") if framed else ""
-    after = ""
-    if rule and "data_rule" not in placed:
-        if "instructions" in placed:
-            extra, rule = rule + extra, ""
-        else:
-            after, rule = "\n" + rule, ""
     label = "Prompt 'agent/system'" if template is None else "The system prompt template"
-    return _substitute(chosen, label, {**reply_forms(), "tools": tools, "instructions": extra,
-                                       "data_rule": rule}) + after
+    return _substitute(chosen, label, {**reply_forms(), "tools": tools, "instructions": extra})
 
 
 def _own_template(source: str | os.PathLike[str]) -> string.Template:

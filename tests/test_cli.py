@@ -34,7 +34,6 @@ from react_agent import (
 from react_agent.cli import build_parser, load_toolbox, main
 from react_agent.engine import observation_message
 from react_agent.harness._trace import read_trace
-from react_agent.prompts import render
 
 UNREACHABLE = "http://127.0.0.1:9/v1"
 GOOD_REPLY = '{"thought": "Need the weather.", "action": {"name": "get_weather", ' \
@@ -233,7 +232,7 @@ def test_the_frame_observations_option(
                  "--frame-observations", framing]) == 0
     sent = fault_server.requests[1]["messages"]
     framed = framing == "on"
-    assert (render("agent/data_rule") in sent[0]["content"]) is framed
+    assert sent[0]["content"] == fault_server.requests[0]["messages"][0]["content"]
     assert sent[-1]["content"] == observation_message([WEATHER_RESULT], "北京天气?", framed)
     assert "Observation: sunny, 21 °C in 北京" in capsys.readouterr().out  # printed the same
 
@@ -1046,3 +1045,15 @@ def test_a_tasks_files_empty_output_schema_is_its_own_not_the_command_lines(
           "--review", "off", "--base-url", fault_server.url])
     record = json.loads(out.read_text().splitlines()[0])
     assert (record["output"], record["output_valid"]) == (1, True)
+
+
+def test_yes_approves_what_tools_ask_never_what_a_policy_doubts() -> None:
+    """``--yes`` approves a tool marked ``requires_approval``; a call Provenance sends for
+    approval (a value only a tool result named) of any other tool is declined."""
+    from react_agent.cli._session import approve_all
+
+    toolbox = Toolbox()
+    toolbox.add(lambda: "ok", name="wire", description="Wire money.", requires_approval=True)
+    toolbox.add(lambda: "ok", name="pay", description="Pay.", acts=True)
+    assert approve_all(toolbox.get("wire"), {}) is True
+    assert approve_all(toolbox.get("pay"), {}) is False

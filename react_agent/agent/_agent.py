@@ -249,8 +249,7 @@ class Agent:
     def _system_prompt(self, shown: Toolbox) -> str:
         """The system prompt showing the tools ``shown`` (and the output type's schema)."""
         config = self.config
-        system = prompts.render_system_prompt(shown, config.instructions, config.system_prompt,
-                                              config.frame_observations)
+        system = prompts.render_system_prompt(shown, config.instructions, config.system_prompt)
         if self.output is not None:
             system += "\n\n" + prompts.render("agent/output", schema=self.output.shape())
         return system

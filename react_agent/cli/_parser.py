@@ -130,7 +130,8 @@ def _agent_options(backend: _Parser) -> _Parser:
     _add_framing_option(agent)
     agent.add_argument(
         "--yes", action="store_true",
-        help="approve every call of tools marked requires_approval (default: ask y/N each time)",
+        help="approve every call of tools marked requires_approval (default: ask y/N each "
+             "time); a call a policy doubts (provenance) of any other tool is declined",
     )
     agent.add_argument("--stream", action="store_true",
                        help="show the model's raw replies as they are generated")

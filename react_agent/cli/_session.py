@@ -248,7 +248,10 @@ def with_mcp(toolbox: Toolbox, mcp: Toolbox | None) -> Toolbox:
 
 
 def approve_all(tool: Tool, args: dict[str, Any]) -> bool:
-    return True
+    """``--yes``: approve every call of a tool marked ``requires_approval``; a call a policy
+    sends for approval (``Provenance``: a value only a tool result named) of a tool not so
+    marked is declined: ``--yes`` answers what the tools ask, never what a policy doubts."""
+    return tool.requires_approval
 
 
 def ask_user(tool: Tool, args: dict[str, Any]) -> bool:

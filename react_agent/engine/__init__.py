@@ -3,8 +3,9 @@ contract, below the policies, the agent and ``serve`` (which all run it) and kno
 them.
 
 - :class:`Query`, :class:`Invoke`, :func:`reply_schema`, :func:`observation_message`,
-  :func:`is_observation_message`: the protocol, as data (``_protocol``); :func:`frame` and
-  :func:`defang`: tool results framed as data (``_framing``).
+  :func:`is_observation_message`, :func:`observation_framing`: the protocol, as data
+  (``_protocol``); :func:`frame` and :func:`defang`: tool results framed as data
+  (``_framing``).
 - :class:`Output`, :func:`output_spec`: a run's output type, and a final answer read into a
   typed value (``_output``).
 - :class:`Facts`: what a run knows so far, kept incrementally (``_facts``); :class:`Each` and
@@ -23,6 +24,7 @@ from ._protocol import (
     Invoke,
     Query,
     is_observation_message,
+    observation_framing,
     observation_message,
     reply_schema,
     signature,
@@ -32,6 +34,7 @@ from ._run import CUT_BY_TOKEN_LIMIT, Policy, Request, Run, Setup, StopRun
 __all__ = [
     "CUT_BY_TOKEN_LIMIT", "FINAL_ANSWER_SCHEMA", "LOOP", "MAX_OUTPUT_CHARS", "Each", "Facts",
     "Gathered", "Invoke", "Output", "Policy", "Query", "Request", "Run", "Setup", "StopRun",
-    "defang", "frame", "is_observation_message", "observation_message", "output_spec",
+    "defang", "frame", "is_observation_message", "observation_framing",
+    "observation_message", "output_spec",
     "react", "reply_schema", "resumable", "signature",
 ]

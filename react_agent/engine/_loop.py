@@ -60,7 +60,7 @@ def react(run: Run, budget: int) -> Generator[Request, Any, None]:
     steps whose reply was usable (tool calls or the final answer)."""
     result = run.result
     yield RunStarted(result.task, run.setup.system, tuple(run.setup.shown.names),
-                     resumed_steps=len(result.steps))
+                     resumed_steps=len(result.steps), framed=run.setup.framed)
     try:
         actions = 0
         while actions < budget:

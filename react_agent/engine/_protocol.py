@@ -243,7 +243,14 @@ def _observation_heads() -> tuple[str, ...]:
     mark = "\x00"
     heads = tuple(prompts.render(name, observation=mark, task=mark).split(mark)[0]
                   for name in ("agent/observation_data", "agent/observation"))
-    return tuple(head for head in heads if head.strip())
+    return heads
+
+
+def observation_framing(content: str) -> bool | None:
+    """Whether ``content`` (a user message's) carries observations framed as data (``True``),
+    unframed (``False``), or none (``None``), by how :func:`observation_message` begins."""
+    framed, plain = _observation_heads()
+    return True if content.startswith(framed) else False if content.startswith(plain) else None
 
 
 def is_observation_message(message: Message) -> bool:

@@ -5,7 +5,8 @@ or ``react-agent run --trace FILE``). Each record is one line, flushed at once, 
 survives a crash or Ctrl-C up to the last finished record. Records (all have ``type`` and
 ``time``, an ISO 8601 UTC timestamp):
 
-- ``run_start``: ``task``, ``system_prompt``, ``tools`` (names), ``model``.
+- ``run_start``: ``task``, ``system_prompt``, ``tools`` (names), ``model``, ``framed`` (tool
+  results framed as data).
 - ``model_call``: ``step`` (1-based), ``messages`` and ``message_chars`` (how many messages,
   of how many characters in all, were sent),
   ``raw_output``, ``seconds``, ``prompt_tokens``, ``completion_tokens``, then what the parser
@@ -40,7 +41,7 @@ from typing import IO, Any
 
 from .. import prompts
 from .._persist import Count, Seconds, Shape, append_json_lines, check_shape, read_json_lines, shown
-from ..engine import observation_message, resumable
+from ..engine import observation_framing, observation_message, resumable
 from ..errors import ConfigError
 from ..events import (
     Event,
@@ -94,7 +95,7 @@ class TraceWriter:
         if isinstance(event, RunStarted):
             self._write("run_start", task=event.task, system_prompt=event.system_prompt,
                         tools=list(event.tools), model=self.model,
-                        resumed_steps=event.resumed_steps)
+                        resumed_steps=event.resumed_steps, framed=event.framed)
         elif isinstance(event, ModelCallStarted):
             self._sent = (event.message_count, event.message_chars)
         elif isinstance(event, (ReplyParsed, ParseFailed)):
@@ -199,6 +200,7 @@ class _RunStart(Shape):
     tools: list[str] | None = None
     model: str | None = None
     resumed_steps: Count | None = None
+    framed: bool | None = None
     time: str | None = None
 
 
@@ -273,7 +275,12 @@ def _rebuild(start: _RunStart, records: list[_Read], earlier: list[RunResult]) -
     else:
         messages = [{"role": "system", "content": start.system_prompt or ""},
                     {"role": "user", "content": task}]
-    framed = prompts.render("agent/data_rule") in (start.system_prompt or "")
+    # framed as run_start says; in a trace written before it said, as the run's recorded
+    # observations were, or, with none, as that version did: one without the sent messages
+    # predates framing
+    framing = {observation_framing(o) for o in observations.values()} - {None}
+    framed = start.framed if start.framed is not None else framing != {False} if framing \
+        else any(c.assistant_message is not None for c in calls.values())
     for step in ordered[resumed if resumed and earlier else 0:]:
         if not step.in_history or step.index not in calls:
             continue
@@ -296,8 +303,8 @@ def _answer_sent(
 ) -> str | None:
     """The user message that followed ``step`` (the observations, or what was wrong with an
     unusable reply), from the trace; rebuilt where the trace ends before it was recorded, or
-    was written before it was (``framed``: the run framed its observations, as its system
-    prompt's rule on framed results says)."""
+    was written before it was (``framed``: the run framed its observations, as its recorded
+    observation messages were)."""
     if step.stage is None:
         return record.feedback or prompts.render("agent/parse_error", problem=step.error or "")
     if not step.tool_calls:

@@ -39,7 +39,7 @@ from ._best_effort import BestEffortAnswer
 from ._constrained import CONSTRAINED_MODES, Constrained
 from ._grounding import GroundContacts
 from ._held_calls import HoldDependentCalls
-from ._provenance import CopiedAction, Provenance
+from ._provenance import KINDS, CopiedAction, Provenance
 from ._repeat import RepeatSetAside
 from ._review import REVIEW_MODES, Review
 from ._routing import ROUTING_MODES, Routing
@@ -100,8 +100,8 @@ def default_policies(
 
 
 __all__ = [
-    "BUILT_IN", "CONSTRAINED_MODES", "ORDER", "REVIEW_MODES", "ROUTING_MODES", "AnnouncedAction",
-    "AnswerFloor",
+    "BUILT_IN", "CONSTRAINED_MODES", "KINDS", "ORDER", "REVIEW_MODES", "ROUTING_MODES",
+    "AnnouncedAction", "AnswerFloor",
     "BestEffortAnswer", "Constrained", "CopiedAction", "DropUnknownArgs", "GroundContacts",
     "HoldDependentCalls", "Policy", "Provenance", "RepeatSetAside", "Review", "Routing",
     "default_policies",

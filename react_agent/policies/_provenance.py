@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..engine import Each, Facts, Policy, Run
-from ..errors import OutputParseError
+from ..errors import ConfigError, OutputParseError
 from ..parsing import FAIL, decode_at, load_json, load_or_repair, parse_error, parse_reply
 from ..tools import Tool, argument_for_bare_value
 from ..types import Reply, Step, ToolCall, ToolResult
@@ -487,6 +487,17 @@ class Provenance(Policy):
     guess: bool = True
     kinds: tuple[str, ...] = KINDS
     links_any_tool: bool = True
+
+    def __post_init__(self) -> None:
+        kinds, acting = self.kinds, self.acting
+        if isinstance(kinds, str) or not isinstance(kinds, (tuple, list, set, frozenset)) \
+                or not kinds or any(k not in KINDS for k in kinds):
+            raise ConfigError(f"Provenance kinds must be a non-empty tuple of {', '.join(KINDS)}; "
+                              f"got {kinds!r}.")
+        if isinstance(acting, str) or not all(isinstance(a, str) for a in acting):
+            raise ConfigError(f"Provenance acting must be a set of tool names, got {acting!r}.")
+        object.__setattr__(self, "kinds", tuple(kinds))
+        object.__setattr__(self, "acting", frozenset(acting))
 
     def for_run(self, run: Run) -> Sources:
         return Sources(run)

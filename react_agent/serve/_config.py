@@ -89,6 +89,12 @@ class ServeConfig:
             raise ConfigError("max_body_bytes must be at least 1024.")
         if self.max_observation_chars < 100:
             raise ConfigError("max_observation_chars must be at least 100.")
+        off = [p.name for p in self.policies or () if not p.runs_in_serve]
+        if off:
+            raise ConfigError(
+                f"policies: {', '.join(off)} cannot run in serve (a policy that replaces a final "
+                "answer the client may already have, or needs a step budget); keep those that "
+                "can: [p for p in default_policies(model, use=[...]) if p.runs_in_serve].")
 
 
 class ApiError(ReactAgentError):

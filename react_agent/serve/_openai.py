@@ -130,7 +130,7 @@ def read_request(body: dict[str, Any], framed: bool = True,
     if not parallel and choice.mode != "none":
         instructions.append(prompts.render("serve/one_call"))
     output = read_response_format(body.get("response_format"))
-    system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions), framed=framed)
+    system = prompts.render_system_prompt(toolbox, "\n\n".join(instructions))
     if output is not None:
         system += "\n\n" + prompts.render("agent/output", schema=output.shape())
     return TurnPlan(toolbox, [{"role": "system", "content": system}, *dialogue.conversation],

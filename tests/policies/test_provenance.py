@@ -425,3 +425,16 @@ def test_a_call_whose_values_cannot_all_be_traced_is_refused(
                              "x0@mail.example x1@mail.example x2@mail.example")
     assert moved == [] and "more than 2 values" in result.steps[1].records["provenance"][0][
         "value"]
+
+
+@pytest.mark.parametrize("options", [{"kinds": ("iban",)}, {"kinds": "account"}, {"kinds": ()},
+                                     {"acting": "pay"}])
+def test_a_misspelled_option_is_an_error_not_a_policy_that_checks_nothing(
+        options: dict[str, Any]) -> None:
+    from react_agent.errors import ConfigError
+    from react_agent.policies import KINDS
+
+    with pytest.raises(ConfigError, match="Provenance"):
+        Provenance(**options)
+    assert Provenance(kinds=["account"], acting={"pay"}).kinds == ("account",)
+    assert set(KINDS) >= {"account", "email", "url"}

@@ -261,3 +261,16 @@ def test_a_tool_message_is_cut_as_the_library_cuts_a_tool_result() -> None:
     cut = read_messages(messages, max_observation_chars=1000).conversation[-1]["content"]
     assert "TAIL" not in cut and "x" * 1000 in cut and "x" * 1001 not in cut
     assert "4004 more characters cut" in cut
+
+
+def test_a_policy_that_cannot_run_in_serve_is_an_error_in_its_config() -> None:
+    from react_agent.errors import ConfigError
+    from react_agent.policies import Provenance, default_policies
+    from react_agent.serve import ServeConfig
+
+    with pytest.raises(ConfigError, match="review, best_effort cannot run in serve"):
+        ServeConfig(policies=default_policies(use=[Provenance()]))
+    kept = [p for p in default_policies(use=[Provenance()]) if p.runs_in_serve]
+    assert "provenance" in [p.name for p in ServeConfig(policies=kept).policies or ()]
+    with pytest.raises(ConfigError, match="max_observation_chars"):
+        ServeConfig(max_observation_chars=10)

@@ -26,7 +26,6 @@ from probes import CountingListener, opened
 from react_agent.errors import ConfigError
 from react_agent.models import ChatModel, OpenAIChatModel, ScriptedModel
 from react_agent.policies import Policy, default_policies
-from react_agent.prompts import render
 from react_agent.serve import ServeConfig, create_app, running, server_options
 
 WEATHER = {"type": "function", "function": {
@@ -155,7 +154,7 @@ def test_tool_results_are_framed_as_data_unless_turned_off(
     first = client.chat.completions.create(model="any", messages=USER, tools=[WEATHER])
     client.chat.completions.create(model="any", messages=tool_result(first), tools=[WEATHER])
     system, observation = model.calls[1][0]["content"], model.calls[1][-1]["content"]
-    assert (render("agent/data_rule") in system) is framed
+    assert "<data" not in system  # what a frame holds is said where the frames are
     assert observed(observation) == (["22 °C, sunny"] if framed else [])
     assert observation.startswith("Observation: 22 °C, sunny\n") is not framed
 
