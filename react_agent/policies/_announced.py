@@ -60,7 +60,7 @@ class AnnouncedAction(Policy):
     I'll ..."), the words after it are not the user's own words (the task's "I'll reach out
     myself" echoed back), and, for an English announcement, one of its words names a word of a
     tool's name or description, or a verb of the same kind ("pay" for a tool that sends money:
-    ``send_money``). A Chinese announcement needs only a tool in the run. While the policy may
+    ``wire_funds``). A Chinese announcement needs only a tool in the run. While the policy may
     still act, a final answer is not streamed as answer tokens (it may be taken back).
 
     Args:

@@ -48,7 +48,7 @@ ACTING_WORDS = frozenset({
     "exec", "payment", "payments", "payout", "payouts", "checkout", "charge", "donate", "http",
     "request", "shell", "bash", "cmd", "command", "sudo", "kill",
 })
-"""Words of a tool's name that say it acts on the world (``send_money``, ``update_file``,
+"""Words of a tool's name that say it acts on the world (``wire_funds``, ``update_file``,
 ``make_payment``), when the tool does not declare it (:attr:`~react_agent.tools.Tool.acts` is
 ``None``)."""
 
