@@ -68,6 +68,9 @@ class ModelReply:
             reply chose its action, when the request set an ``answer_floor``
             (:mod:`react_agent.models._answer_floor`); ``None`` if not measured.
         answer_taken: the floor chose the final answer against the most likely token.
+        choices: for a request that asked a choice question (``Query.choices``) of a backend
+            with ``accepts_choices``: each choice's probability (0-1, summing to 1);
+            ``None`` otherwise (the choice is then read from ``text``).
     """
 
     text: str
@@ -76,6 +79,7 @@ class ModelReply:
     finish_reason: str | None = None
     answer_probability: float | None = None
     answer_taken: bool = False
+    choices: dict[str, float] | None = None
 
 
 @dataclass

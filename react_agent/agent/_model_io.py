@@ -31,12 +31,18 @@ class ModelCall:
 
     def __init__(self, model: ChatModel, query: Query) -> None:
         self.model, self.step, self.messages = model, query.step, query.messages
-        accepts = query.schema is not None and getattr(model, "accepts_schema", False)
+        self.choices = query.choices if getattr(model, "accepts_choices", False) else None
+        self.chooser: Callable[..., ModelReply] = getattr(model, "choose", None) or (
+            lambda *_: ModelReply(""))
+        schema = query.schema
+        if query.choices and self.choices is None:  # a short reply, held to the words
+            schema = {"type": "string", "enum": list(query.choices)}
+        accepts = schema is not None and getattr(model, "accepts_schema", False)
         self.options: dict[str, Any] = (
-            {"schema": query.schema, "strict": query.strict} if accepts else {})
+            {"schema": schema, "strict": query.strict} if accepts else {})
         if query.answer_floor is not None and getattr(model, "accepts_answer_floor", False):
             self.options["answer_floor"] = query.answer_floor
-        self.answer = FinalAnswerStream() if query.answer_tokens else None
+        self.answer = FinalAnswerStream() if query.answer_tokens and not query.choices else None
         self.started = time.perf_counter()
 
     def events(self, piece: str) -> list[Event]:
@@ -114,7 +120,9 @@ async def aquery(
 def _pieces(call: ModelCall, stream: bool) -> Iterator[str | ModelReply]:
     streaming = getattr(call.model, "stream", None) if stream else None
     try:
-        if streaming is None:
+        if call.choices:
+            yield call.chooser(call.messages, call.choices)
+        elif streaming is None:
             yield call.model.complete(call.messages, **call.options)
         else:
             yield from streaming(call.messages, **call.options)
@@ -131,7 +139,10 @@ async def _apieces(call: ModelCall, stream: bool) -> AsyncIterator[str | ModelRe
     acomplete = getattr(call.model, "acomplete", None)
     model, messages, options = call.model, call.messages, call.options
     try:
-        if astream is not None:
+        if call.choices:
+            choose, choices = call.chooser, call.choices
+            yield await asyncio.to_thread(lambda: choose(messages, choices))
+        elif astream is not None:
             async for piece in astream(messages, **options):
                 yield piece
         elif sync_stream is not None:

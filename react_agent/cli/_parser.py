@@ -271,7 +271,7 @@ def _add_framing_option(parser: _Parser) -> None:
         "--frame-observations", choices=("on", "off"), default="on",
         help="send each tool result between <data ID> and </data ID> lines, with anything "
              "inside that could pass for the frame, a chat role or a protocol line made "
-             "harmless; the system prompt says it is data, never instructions (default on)",
+             "harmless; the observation's header says it is data, never instructions (default on)",
     )
 
 

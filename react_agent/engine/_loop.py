@@ -68,8 +68,8 @@ def react(run: Run, budget: int) -> Generator[Request, Any, None]:
             reply = yield from _step(run, step)
             if reply is None:
                 continue
-            if reply.final_answer is not None:
-                yield from _finish(run, step, reply.final_answer)
+            if reply.final_answer is not None:  # (a policy's call may have given it)
+                yield from _finish(run, run.steps[-1], reply.final_answer)
                 continue  # it did not fit the output type: the model was told why
             actions += 1
             yield from _act(run, step, reply.tool_calls)
@@ -116,6 +116,14 @@ def _step(run: Run, step: Step) -> Generator[Request, Any, Reply | None]:
     if acted is None:  # a policy handled the reply: nothing runs
         run.facts.calling(step)
         run.facts.stepped(step)
+        return None
+    for policy in run.setup.policies:
+        if not acted.tool_calls:
+            break
+        acted = yield from policy.on_calls(run, step, acted)
+        yield from run.flush()
+    if acted.tool_calls:
+        step.reply = acted
     return acted
 
 

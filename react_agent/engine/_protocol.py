@@ -41,6 +41,10 @@ class Query:
             draft that a policy may replace).
         answer_floor: take the final answer when the model gives it at least this probability
             where the reply chooses its action (backends with ``accepts_answer_floor``).
+        choices: a question answered with one of these words (``("yes", "no")``): a backend
+            with ``accepts_choices`` gives each word's probability (``ModelReply.choices``)
+            without decoding a reply; any other writes a short reply, held to the words where
+            it constrains decoding.
     """
 
     messages: list[Message]
@@ -49,6 +53,7 @@ class Query:
     strict: bool = False
     answer_tokens: bool = True
     answer_floor: float | None = None
+    choices: tuple[str, ...] | None = None
 
 
 @dataclass

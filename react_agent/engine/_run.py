@@ -24,6 +24,7 @@ In the order the loop calls them::
     before_query     before each of the loop's model calls: change the Query
     after_query      the model replied (before the reply is read)
     after_reply      the reply was read: change it, or handle it (return None: nothing runs)
+    on_calls         the reply calls tools: ask the model a focused question first (a generator)
     before_call      before each tool call: answer it without running it
     after_observation  the step's observations, as sent: add to them
     on_final_answer  the model gave its final answer: check it, ask again   (a generator)
@@ -376,6 +377,14 @@ class Policy:
         (``parse_error(...)``) when the reply cannot be used: the model is told why, as for a
         reply that does not parse."""
         return reply
+
+    def on_calls(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
+        """The reply of ``step`` calls tools (after every ``after_reply``). A policy may ask
+        the model a focused question first (``yield from run.ask(...)``, recorded on a step
+        of its own) and return the reply to act on: this one, or another (a final answer
+        instead; set ``run.messages[-1]`` to what the history keeps of it)."""
+        return reply
+        yield  # a generator
 
     def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
         """A result that answers ``call`` without running it, or ``None`` to let it run."""

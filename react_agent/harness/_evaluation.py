@@ -37,7 +37,7 @@ from .._persist import (
 )
 from ..agent import Agent
 from ..errors import ConfigError, ModelError, ToolDefinitionError
-from ..events import ParseFailed, ReplyParsed, RunFinished, RunStarted
+from ..events import ParseFailed, ReplyParsed, RunFinished, RunStarted, ToolStarted
 from ..models.base import fresh_state
 from ..tools import Toolbox, clean_args
 from ..types import Step
@@ -98,24 +98,40 @@ class FirstTurn:
 
 
 def first_turn(agent: Agent, question: str) -> FirstTurn:
-    """Run ``question`` up to the parse of the first reply, and stop there, before any tool.
+    """Run ``question`` up to the first action the run takes, and stop there, before any
+    tool: the first reply's calls as the model wrote them (held or not), or the final answer
+    that replaced them (a policy's question found they do not fit), or the first reply's
+    final answer or parse error.
 
     Raises:
         ModelError: the model backend failed (eval cannot score without a reply).
     """
     shown: list[str] = []
-    for event in agent.iter(question):
-        if isinstance(event, RunStarted):
-            shown = list(event.tools)
-        elif isinstance(event, ReplyParsed):  # the calls as the model wrote them, held or not
-            held = event.step.records.get("held_calls", [])
-            calls = [*(c.to_dict() for c in event.reply.tool_calls), *held]
-            return FirstTurn(event.step, calls, shown)
-        elif isinstance(event, ParseFailed):
-            return FirstTurn(event.step, [], shown)
-        elif isinstance(event, RunFinished):
-            raise ModelError(event.result.error or "the run ended before a reply",
-                             cause="other")
+    first: FirstTurn | None = None
+    events = agent.iter(question)
+    try:
+        for event in events:
+            if isinstance(event, RunStarted):
+                shown = list(event.tools)
+            elif isinstance(event, ReplyParsed) and first is None:
+                held = event.step.records.get("held_calls", [])
+                calls = [*(c.to_dict() for c in event.reply.tool_calls), *held]
+                first = FirstTurn(event.step, calls, shown)
+                if not calls:
+                    return first
+            elif isinstance(event, ReplyParsed) and event.reply.final_answer is not None:
+                return FirstTurn(event.step, [], shown)  # it replaced the first reply's calls
+            elif isinstance(event, ParseFailed) and first is None:
+                return FirstTurn(event.step, [], shown)
+            elif isinstance(event, ToolStarted | RunFinished) and first is not None:
+                return first
+            elif isinstance(event, RunFinished):
+                raise ModelError(event.result.error or "the run ended before a reply",
+                                 cause="other")
+    finally:
+        close = getattr(events, "close", None)  # stop the run where it stands
+        if close is not None:
+            close()
     raise AssertionError("unreachable: a run ends with RunFinished")  # pragma: no cover
 
 

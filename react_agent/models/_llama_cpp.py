@@ -114,6 +114,10 @@ class LlamaCppModel:
     """``complete``/``stream`` take ``answer_floor=``: the reply gives the final answer when the
     model gives that branch at least this probability (:mod:`react_agent.models._answer_floor`)."""
 
+    accepts_choices = True
+    """``choose(messages, choices)``: how likely a reply begins with each word,
+    from one forward pass (a request's ``Query.choices``)."""
+
     accepts_schema = True
     """``complete``/``stream`` take ``schema=``: llama.cpp then decodes under a grammar built
     from the JSON Schema, so every reply fits it."""
@@ -248,6 +252,54 @@ class LlamaCppModel:
             prompt = max(0, self._llama.n_tokens - completion)
         yield ModelReply(text, prompt or None, completion, finish,
                          floor.probability if floor else None, bool(floor and floor.taken))
+
+    def choose(self, messages: Sequence[Message], choices: Sequence[str]) -> ModelReply:
+        """How likely the model's reply to ``messages`` begins with each of ``choices`` (one
+        word each, such as ``("yes", "no")``), normalised over them: ``ModelReply.choices``
+        (``{choice: p}``, the ``p`` summing to 1), its ``text`` the likeliest. A choice counts
+        the first token of the word as written, capitalised and after a space. One forward
+        pass, no reply decoded.
+
+        Raises:
+            ModelError: the messages do not fit the context window.
+            ValueError: fewer than two choices, or a choice that is not one word.
+        """
+        if len(choices) < 2 or any(not c or not c.isalpha() for c in choices):
+            raise ValueError("choices: at least two words of letters")
+        import numpy as np  # the local extra
+
+        with self._lock:
+            self.load()
+            first = {c: self._first_tokens(c) for c in choices}
+            captured: list[Any] = []
+
+            def capture(input_ids: Any, scores: Any) -> Any:
+                if not captured:
+                    captured.append(np.array(scores, dtype=np.float64))
+                return scores
+
+            request = self._request(messages, None, None)
+            request.update(max_tokens=1, logits_processor=[capture])
+            try:
+                out = self._llama.create_completion(**request)
+            except ValueError as exc:
+                raise self._overflow(exc) from exc
+        logits = captured[0]
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        mass = {c: float(p[sorted(ids)].sum()) for c, ids in first.items()}
+        total = sum(mass.values()) or 1.0
+        probabilities = {c: m / total for c, m in mass.items()}
+        return ModelReply(max(probabilities, key=lambda c: probabilities[c]),
+                          prompt_tokens=(out.get("usage") or {}).get("prompt_tokens"),
+                          completion_tokens=0, finish_reason="stop", choices=probabilities)
+
+    def _first_tokens(self, word: str) -> frozenset[int]:
+        """The first token of ``word`` as written, capitalised and after a space."""
+        forms = {word, word.lower(), word.capitalize(), " " + word.lower(),
+                 " " + word.capitalize()}
+        return frozenset(self._llama.tokenize(f.encode(), add_bos=False, special=False)[0]
+                         for f in forms)
 
     def reset(self) -> None:
         """Go back to a freshly loaded model's state, so the next reply is the one it gives.

@@ -41,6 +41,10 @@ class ChatModel(Protocol):
       probability: the reply gives the final answer where the model gives that branch at least
       this much, see :mod:`react_agent.models._answer_floor`) and report what happened in
       ``ModelReply.answer_probability`` / ``answer_taken``;
+    - ``accepts_choices = True``: ``choose(messages, choices)`` gives how likely the reply
+      begins with each of ``choices`` (one word each), normalised over them, in
+      ``ModelReply.choices``, without decoding a reply (a policy's yes-or-no question,
+      ``Query.choices``);
     - ``small_model = True``: a small model that gets every small-model policy by default
       (:func:`react_agent.policies.default_policies`).
     """

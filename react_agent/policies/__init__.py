@@ -17,6 +17,8 @@ In the order their hooks are called:
 :class:`RepeatSetAside`       sets aside a reply that repeats calls whose results the run has
 :class:`CopiedAction`         sends back a reply whose action a tool result wrote
 :class:`HoldDependentCalls`   holds a call whose values wait for another call's result
+:class:`Relevance`            asks whether the tools a first reply calls fit the task (not by
+                              default)
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
 :class:`Provenance`           does not run silently an acting call with values only a tool
                               result named (not by default)
@@ -40,6 +42,7 @@ from ._constrained import CONSTRAINED_MODES, Constrained
 from ._grounding import GroundContacts
 from ._held_calls import HoldDependentCalls
 from ._provenance import KINDS, CopiedAction, Provenance
+from ._relevance import Relevance
 from ._repeat import RepeatSetAside
 from ._review import REVIEW_MODES, Review
 from ._routing import ROUTING_MODES, Routing
@@ -47,7 +50,8 @@ from ._unknown_args import DropUnknownArgs
 
 BUILT_IN: dict[str, type[Policy]] = {policy.name: policy for policy in (
     Routing, Constrained, AnswerFloor, DropUnknownArgs, CopiedAction, RepeatSetAside,
-    HoldDependentCalls, GroundContacts, Provenance, AnnouncedAction, Review, BestEffortAnswer,
+    HoldDependentCalls, Relevance, GroundContacts, Provenance, AnnouncedAction, Review,
+    BestEffortAnswer,
 )}
 """The built-in policies by name, in the order their hooks are called."""
 
@@ -100,9 +104,25 @@ def default_policies(
 
 
 __all__ = [
-    "BUILT_IN", "CONSTRAINED_MODES", "KINDS", "ORDER", "REVIEW_MODES", "ROUTING_MODES",
-    "AnnouncedAction", "AnswerFloor",
-    "BestEffortAnswer", "Constrained", "CopiedAction", "DropUnknownArgs", "GroundContacts",
-    "HoldDependentCalls", "Policy", "Provenance", "RepeatSetAside", "Review", "Routing",
+    "BUILT_IN",
+    "CONSTRAINED_MODES",
+    "KINDS",
+    "ORDER",
+    "REVIEW_MODES",
+    "ROUTING_MODES",
+    "AnnouncedAction",
+    "AnswerFloor",
+    "BestEffortAnswer",
+    "Constrained",
+    "CopiedAction",
+    "DropUnknownArgs",
+    "GroundContacts",
+    "HoldDependentCalls",
+    "Policy",
+    "Provenance",
+    "Relevance",
+    "RepeatSetAside",
+    "Review",
+    "Routing",
     "default_policies",
 ]

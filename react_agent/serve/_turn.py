@@ -231,7 +231,9 @@ async def take_turn(
 
 def _calls(run: Run, calls: list[ToolCall]) -> list[Call]:
     """The calls to hand out, with the cleaning :class:`ToolChoiceCheck` recorded for each."""
-    recorded = run.steps[-1].records.get(ToolChoiceCheck.name, [])
+    recorded: list[dict[str, Any]] = next(
+        (s.records[ToolChoiceCheck.name] for s in reversed(run.steps)
+         if ToolChoiceCheck.name in s.records), [])
     out = []
     for call in calls:
         cleaning: list[str] = next((r["cleaning"] for r in recorded
@@ -245,7 +247,8 @@ def _result(
     calls: list[Call], answer: str | None = None,
 ) -> TurnResult:
     steps = run.steps[earlier:]
-    last = steps[-1] if steps else Step(index=0)
+    # the last reply the conversation keeps, not a policy's question about it
+    last = next((s for s in reversed(steps) if s.in_history), steps[-1] if steps else Step(0))
     used = next((s for s in reversed(steps) if s.reply is not None), None)
     return TurnResult(
         calls, answer, used.thought if used else None, last.raw_output, error, len(steps),

@@ -93,7 +93,8 @@ def test_first_turn_never_runs_a_tool() -> None:
     agent = Agent(model, toolbox, callbacks=[lambda e: ran.append(type(e).__name__)])
     turn = first_turn(agent, "weather?")
     assert turn.calls == [{"name": "get_weather", "args": {"city": "Paris"}}]
-    assert "ToolStarted" not in ran and len(model.calls) == 1
+    assert ran[-1] == "ToolStarted"  # announced: the first action is taken, and it stops there
+    assert "ToolFinished" not in ran and len(model.calls) == 1
     assert turn.tools_shown == ["get_weather"]
 
 
@@ -230,3 +231,24 @@ def test_the_model_is_reset_before_each_item(tmp_path: Path) -> None:
     records = run_eval(items, tmp_path / "r.jsonl",
                        lambda toolbox: Agent(model, toolbox, max_steps=1))
     assert len(records) == 3 and model.resets == [0, 1, 2]
+
+
+def test_first_turn_scores_the_answer_that_replaced_the_first_calls() -> None:
+    from react_agent import ModelReply
+    from react_agent.policies import Relevance, default_policies
+
+    model = ScriptedModel([act(("get_weather", {"city": "Paris"})),
+                           ModelReply("no", choices={"yes": 0.1, "no": 0.9}),
+                           '{"thought": "t", "action": {"final_answer": "4"}}'])
+    agent = Agent(model, toolbox_from_specs([WEATHER]),
+                  policies=default_policies(model, use=[Relevance()]))
+    turn = first_turn(agent, "2 + 2?")
+    assert turn.calls == [] and turn.step.final_answer == "4"
+    assert turn.step.origin == "relevance"
+    kept = ScriptedModel([act(("get_weather", {"city": "Paris"})),
+                          ModelReply("yes", choices={"yes": 0.9, "no": 0.1})])
+    agent = Agent(kept, toolbox_from_specs([WEATHER]),
+                  policies=default_policies(kept, use=[Relevance()]))
+    turn = first_turn(agent, "Weather in Paris?")
+    assert turn.calls == [{"name": "get_weather", "args": {"city": "Paris"}}]
+    assert turn.step.origin is None and len(kept.calls) == 2

@@ -32,6 +32,7 @@ from react_agent import (
     Agent,
     AgentConfig,
     ConfigError,
+    ModelReply,
     RunResult,
     Toolbox,
     ToolCall,
@@ -50,6 +51,7 @@ from react_agent.policies import (
     DropUnknownArgs,
     Policy,
     Provenance,
+    Relevance,
     Review,
     Routing,
     default_policies,
@@ -133,7 +135,7 @@ def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None
     assert names(default_policies()) == ["constrained", "answer_floor", "copied_action", "repeat",
                                          "held_calls", "ground_contacts", "review",
                                          "best_effort"]
-    opt_in = ("routing", "unknown_args", "provenance", "announced")
+    opt_in = ("routing", "relevance", "unknown_args", "provenance", "announced")
     assert names(default_policies()) == [n for n in ORDER if n not in opt_in]
     assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
     assert default_policies() is not default_policies()  # a new list each time
@@ -212,6 +214,15 @@ def _unknown_args(policies: list[Policy]) -> tuple[RunResult, Any]:
     return Agent(model, toolbox, policies=policies).run("Oldtown?"), ran
 
 
+def _relevance(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, ran = weather_and_units()
+    call, doubt = act("get_weather", city="Oldtown"), ModelReply("no", choices={"yes": 0.1,
+                                                                                "no": 0.9})
+    asks = any(p.name == "relevance" for p in policies)
+    model = ScriptedModel([call, doubt, final("4")] if asks else [call, final("4")])
+    return Agent(model, toolbox, policies=policies).run("2 + 2?"), ran
+
+
 def _copied_action(policies: list[Policy]) -> tuple[RunResult, Any]:
     toolbox, runs = counting_toolbox()
     written = call_lookup('{"key": "secret"}')
@@ -282,6 +293,7 @@ SCENARIOS: dict[str, tuple[Callable[[list[Policy]], tuple[RunResult, Any]], list
     "copied_action": (_copied_action, [], [], ["secret"]),
     "repeat": (_repeat, [], ["set_aside"], ["repeated"]),  # else the loop's warning
     "held_calls": (_held_calls, [], ["weather Oldtown"], ["weather Oldtown", "convert 36.9"]),
+    "relevance": (_relevance, [Relevance()], [], ["weather Oldtown"]),
     "ground_contacts": (_ground_contacts, [], [], ["ann@example.com"]),
     "provenance": (_provenance, [Provenance()], [], ["ann.lee@corp.example"]),
     "announced": (_announced, [AnnouncedAction()], ["ann@example.com"], []),

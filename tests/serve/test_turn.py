@@ -304,3 +304,45 @@ def test_a_typed_turn_still_hands_out_tool_calls() -> None:
 def test_without_response_format_the_answer_is_text() -> None:
     _, result = turn(ScriptedModel([ANSWER]), response_format={"type": "text"})
     assert result.answer == 'Sunny, "22" °C.'
+
+
+# -- a policy's focused question in a turn ---------------------------------------------------------
+def _relevance_turn(replies: list[Any], **request: Any) -> tuple[list[str], TurnResult]:
+    from react_agent.policies import Relevance, default_policies
+
+    model = ScriptedModel(replies)
+    body = {"messages": [{"role": "user", "content": "What is 2 + 2?"}],
+            "tools": [WEATHER, NEWS], **request}
+    policies = [p for p in default_policies(model, use=[Relevance()]) if p.runs_in_serve]
+
+    async def collect() -> tuple[list[str], TurnResult]:
+        items = [i async for i in take_turn(model, read_request(body), stream=True,
+                                            policies=policies)]
+        assert isinstance(items[-1], TurnResult)
+        return items[:-1], items[-1]
+
+    return asyncio.run(collect())
+
+
+def test_a_call_the_relevance_question_doubts_becomes_the_answer_of_the_turn() -> None:
+    no = ModelReply("no", choices={"yes": 0.2, "no": 0.8})
+    pieces, result = _relevance_turn([act(("get_weather", {"city": " Paris "})), no, ANSWER])
+    assert result.calls == [] and result.answer == 'Sunny, "22" °C.'
+    assert result.text == ANSWER and result.attempts == 3 and result.error is None
+    assert pieces == []  # the answer asked again is not streamed: it comes whole
+
+
+def test_a_call_the_relevance_question_keeps_is_handed_out_cleaned() -> None:
+    yes = ModelReply("yes", choices={"yes": 0.9, "no": 0.1})
+    call = act(("get_weather", {"city": " Paris ", "days": "3"}))
+    _, result = _relevance_turn([call, yes])
+    assert [(c.name, c.args) for c in result.calls] == [("get_weather", {"city": "Paris",
+                                                                        "days": 3})]
+    assert result.calls[0].cleaning == ["city: stripped spaces", 'days: "3" -> 3']
+    assert result.text == call and result.attempts == 2
+
+
+def test_a_turn_that_requires_a_call_asks_no_relevance_question() -> None:
+    call = act(("get_weather", {"city": "Paris"}))
+    _, result = _relevance_turn([call], tool_choice="required")
+    assert [c.name for c in result.calls] == ["get_weather"] and result.attempts == 1
