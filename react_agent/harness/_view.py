@@ -365,7 +365,7 @@ class _Page:
         badges = []
         if step.origin:
             badges.append(_part("badge", kind="note", text=f"extra call: {_esc(step.origin)}"))
-        if step.reply is None:
+        if step.reply is None and not _question(step):
             badges.append(_part("badge", kind="bad", text="unusable reply"))
         elif step.stage != "direct":
             badges.append(_part("badge", kind="warn", text=f"parser: {_esc(step.stage or '')}"))
@@ -531,6 +531,8 @@ def _run_seconds(runs: list[RunResult]) -> float:
 def _what(step: Step, following: Step | None) -> str:
     """The step in a few words: its calls, its answer (a draft when the review asked again in
     the ``following`` step, as :func:`_answer_label` says), or that it was unusable."""
+    if _question(step):
+        return f"question ({step.origin}): {step.raw_output.strip()}"
     if step.reply is None:
         return "unusable reply"
     if step.tool_calls:
@@ -551,8 +553,14 @@ def _is_draft(step: Step, following: Step | None) -> bool:
     return step.origin is None and following is not None and following.origin == "review"
 
 
+def _question(step: Step) -> bool:
+    """A policy's question to the model (its answer is a word, never read as a reply)."""
+    return step.reply is None and step.error is None and step.origin is not None \
+        and not step.in_history
+
+
 def _problem_class(step: Step) -> str:
-    if step.reply is None or step.finish_reason == "length" or any(
+    if (step.reply is None and not _question(step)) or step.finish_reason == "length" or any(
             not r.ok and not r.skipped for r in step.results):
         return "problem"
     return "noted" if step.notes or step.origin or not step.in_history else ""

@@ -12,6 +12,8 @@ backend gives them (the answer floor's idea, Toolformer: Schick et al., 2023).
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -20,6 +22,7 @@ from .. import prompts
 from ..engine import Policy, Request, Run, reply_schema
 from ..errors import ConfigError, ModelError, OutputParseError
 from ..events import ReplyParsed
+from ..parsing import strip_reasoning
 from ..tools import Toolbox
 from ..types import Message, Reply, Step
 
@@ -56,12 +59,16 @@ class Relevance(Policy):
     reply. An answer that does not come (a tool call again, an unusable reply, a model error)
     leaves the calls to run and the history as it was.
 
-    Acts once per run, on the loop's own first reply that calls tools, and not in a
-    conversation that already has tool results (their tools were chosen already).
+    Asks once per run (a resumed run that asked does not ask again), on the loop's own first
+    reply that calls a tool of the run before any call has succeeded, and not in a
+    conversation that already has tool results (their tools were chosen already). The answer
+    asked again goes through the other policies' ``after_reply`` (an answer that announces
+    an action is no answer here).
 
     The question is a step with ``origin="relevance"`` and ``records["relevance"] =
-    {"yes": p, "tools": [names]}`` (``p`` 0-1); the answer asked again is another, whose
-    reply replaces the calls' in the history; notes on the reply's step.
+    {"yes": p, "tools": [names]}`` (``p`` 0-1, or ``None`` when the answer was neither yes
+    nor no: the calls run); the answer asked again is another, whose reply replaces the
+    calls' in the history; a note on the reply's step says what came of it.
 
     Args:
         threshold: the least probability (0-1] of "yes" that lets the calls run; the default
@@ -81,17 +88,18 @@ class Relevance(Policy):
             raise ConfigError("Relevance's threshold must be a probability in (0, 1].")
 
     def for_run(self, run: Run) -> dict[str, bool]:
-        return {"asked": bool(run.facts.results or run.facts.earlier)}
+        asked = any(s.origin == self.name for s in run.steps)  # a resumed run: asked already
+        return {"asked": asked or bool(run.facts.results or run.facts.earlier)}
 
     def on_calls(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
         state = run.state(self)
-        if state["asked"] or step.origin is not None or run.called_tools:
+        if state["asked"] or step.origin is not None or any(r.ok for r in run.facts.results):
             return reply
-        state["asked"] = True
         names = list(dict.fromkeys(c.name for c in reply.tool_calls))
         chosen = Toolbox([t for t in (run.setup.toolbox.get(n) for n in names) if t is not None])
         if not len(chosen):
-            return reply  # an unknown tool: the invoker says so
+            return reply  # only unknown tools: the invoker says so, and a later reply is asked
+        state["asked"] = True
         question = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         try:
             answer = yield from run.ask(question_messages(chosen, run.task), question,
@@ -103,7 +111,14 @@ class Relevance(Policy):
         yield run.answered(question, answer, keep=False)
         yes = yes_probability(answer.choices, answer.text)
         question.records[self.name] = {"yes": yes, "tools": chosen.names}
-        if yes is None or yes >= self.threshold:
+        if yes is None:
+            run.note(step, self.name, "Relevance", "the answer to whether "
+                     f"{', '.join(chosen.names)} fits the task was neither yes nor no; the "
+                     "calls run")
+            return reply
+        if yes >= self.threshold:
+            run.note(step, self.name, "Relevance", f"the model gives {', '.join(chosen.names)} "
+                     f"{yes:.0%} of 'yes' to fitting the task; the calls run")
             return reply
         run.note(step, self.name, "Relevance", f"the model gives {', '.join(chosen.names)} "
                  f"{yes:.0%} of 'yes' to fitting the task; asking for the final answer instead")
@@ -116,42 +131,54 @@ class Relevance(Policy):
         (``prompts/policies/relevance_answer.md``: answer from what the model knows, and say
         what it cannot do; without it, a small model makes up the result the tool would have
         given); ``reply`` if no answer comes, the history as it was."""
-        kept = run.messages.pop()  # the calls' reply, put back if no answer comes
-        run.messages.append({"role": "user",
-                             "content": prompts.render("policies/relevance_answer")})
+        history = list(run.messages)  # put back whenever no answer replaces the calls
+        run.messages[-1] = {"role": "user",
+                            "content": prompts.render("policies/relevance_answer")}
         again = Step(index=len(run.steps) + 1, origin=self.name)
+        read: Reply | None = None
         try:
             output = run.setup.output
             answer = yield from run.ask(
                 run.messages, again, answer_tokens=False,
                 schema=reply_schema(Toolbox([]), output.schema if output else None))
+            yield run.answered(again, answer)
+            read = run.read(again, answer)
+            for policy in run.setup.policies:  # (an answer that announces an action, say)
+                if read is None:
+                    break
+                read = policy.after_reply(run, again, read)
         except ModelError as exc:
             again.error = f"asking for the final answer failed ({exc}); the calls run"
-            run.messages[-1] = kept
-            run.note(step, self.name, "Relevance", again.error)
-            return reply
-        yield run.answered(again, answer)
-        try:
-            read = run.read(again, answer)
         except OutputParseError as exc:
             read, again.error = None, exc.problem
+        finally:  # an interrupt too leaves the history as it was
+            if read is None or read.final_answer is None:
+                run.messages[:] = history
+                again.in_history = False
         if read is None or read.final_answer is None:
-            del run.messages[-2:]
-            run.messages.append(kept)
-            again.in_history = False
-            run.note(step, self.name, "Relevance", "no final answer came; the calls run")
+            run.note(step, self.name, "Relevance", again.error if again.error and
+                     again.error.startswith("asking") else "no final answer came; the calls "
+                     "run")
             return reply
         yield ReplyParsed(again, read)
         step.in_history, step.tool_calls = False, []
         return dataclasses.replace(read, tool_calls=[])
 
 
-def yes_probability(choices: dict[str, float] | None, text: str) -> float | None:
-    """The probability of "yes": from ``choices`` where the backend gave them, else 1 or 0 by
-    the reply's first word; ``None`` when the reply is neither."""
+_YES_OR_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+
+
+def yes_probability(choices: Any, text: str) -> float | None:
+    """The probability of "yes": from ``choices`` where the backend gave them (a number in
+    [0, 1] under ``"yes"``), else 1 or 0 by the first "yes" or "no" in the first 200
+    characters of the reply after any reasoning (``<think>...</think>``); ``None`` when there
+    is neither, or ``choices`` is not such a mapping (a backend's bug: the calls run)."""
     if choices is not None:
-        return choices.get("yes")
-    words = text.strip().strip('"').split()
-    first = words[0].strip(".,!:;\"'").lower() if words else ""
-    return {"yes": 1.0, "no": 0.0}.get(first)
+        yes = choices.get("yes") if isinstance(choices, dict) else None
+        if isinstance(yes, bool) or not isinstance(yes, int | float) \
+                or not math.isfinite(yes) or not 0 <= yes <= 1:
+            return None
+        return float(yes)
+    found = _YES_OR_NO.search(strip_reasoning(str(text))[:200])
+    return None if found is None else 1.0 if found[1].lower() == "yes" else 0.0
 

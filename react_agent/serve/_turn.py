@@ -249,7 +249,8 @@ def _result(
     steps = run.steps[earlier:]
     # the last reply the conversation keeps, not a policy's question about it
     last = next((s for s in reversed(steps) if s.in_history), steps[-1] if steps else Step(0))
-    used = next((s for s in reversed(steps) if s.reply is not None), None)
+    used = next((s for s in reversed(steps) if s.reply is not None and s.in_history), None) \
+        or next((s for s in reversed(steps) if s.reply is not None), None)
     return TurnResult(
         calls, answer, used.thought if used else None, last.raw_output, error, len(steps),
         usage[0], usage[1], streamed, used.stage if used else None,

@@ -233,6 +233,24 @@ def test_a_reviewed_draft_is_a_draft_in_its_header_and_its_body() -> None:
     assert '<span class="what">reviewed answer: reviewed text</span>' in timeline
 
 
+def test_a_policys_question_is_a_question_not_an_unusable_reply() -> None:
+    from react_agent.policies import Relevance
+
+    call = json.dumps({"thought": "t", "action": {"name": "get_weather",
+                                                  "args": {"city": "Paris"}}})
+    replies = [call, ModelReply("yes", choices={"yes": 0.9, "no": 0.1}),
+               json.dumps({"thought": "t", "action": {"final_answer": "Sunny."}})]
+    policies = default_policies(use=[Relevance()], off=["review"])
+    result = Agent(ScriptedModel(replies), toolbox(), policies=policies).run("Weather?")
+    assert [s.origin for s in result.steps] == [None, "relevance", None]
+    page = render_view(result)
+    question = re.search(r'<details class="step[^"]*" id="e0t0s1".*?</details>', page, re.S)
+    assert question is not None and "unusable reply" not in question.group()
+    assert 'class="step bad' not in question.group()
+    timeline = page[page.index('<ol class="timeline">'):page.index("</ol>")]
+    assert '<span class="what">question (relevance): yes</span>' in timeline
+
+
 # -- the command line ---------------------------------------------------------------------------
 def test_view_command(trace_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from react_agent.cli import main

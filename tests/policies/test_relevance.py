@@ -239,3 +239,75 @@ def test_when_the_answer_asked_again_fails_the_calls_run_and_the_history_is_as_i
                                                     "assistant"]
     assert result.messages[2]["content"] == call
     assert "asking for the final answer failed" in result.steps[0].notes[-1][2]
+
+
+@pytest.mark.parametrize("choices", [["no"], "yes", {"yes": "0.1"}, {"yes": 1j},
+                                     {"yes": float("nan")}, {"yes": -5}, {"yes": 1.5},
+                                     {"yes": True}, {"no": 0.9}])
+def test_malformed_probabilities_are_no_answer_and_the_calls_run(choices: Any) -> None:
+    import json
+
+    reply = ModelReply("no", choices=choices)
+    agent, _, ran = _agent([act("get_weather", city="Paris"), reply, final("33.1 °C.")])
+    result = agent.run("Weather in Paris?")
+    assert ran == ["weather Paris"] and result.status == "final_answer"
+    assert result.steps[1].records["relevance"]["yes"] is None
+    assert "neither yes nor no" in result.steps[0].notes[-1][2]
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+@pytest.mark.parametrize(("text", "yes"), [
+    ("<think>The tool reads weather; the user wants a sum.</think>no", 0.0),
+    ("**No**", 0.0), ("`no`", 0.0), ("Answer: no", 0.0), ("I think yes.", 1.0),
+    ("YES", 1.0), ("nothing", None), ("knowing", None), ("x" * 300 + " yes", None),
+])
+def test_an_answer_in_words_is_read_by_its_first_yes_or_no(text: str, yes: float | None) -> None:
+    assert yes_probability(None, text) == yes
+
+
+def test_an_interrupt_while_the_answer_is_asked_again_leaves_the_history_as_it_was() -> None:
+    def interrupted(messages: Any) -> str:
+        raise KeyboardInterrupt
+
+    call = act("get_weather", city="Paris")
+    agent, _, ran = _agent([call, NO, interrupted])
+    result = agent.run("What is 2 + 2?")
+    assert result.status == "interrupted" and ran == []
+    assert [m["role"] for m in result.messages] == ["system", "user", "assistant"]
+    assert result.messages[-1]["content"] == call and result.steps[0].in_history
+    assert [s.origin for s in result.steps] == [None, "relevance"]  # the answer never came
+
+
+def test_a_resumed_run_that_was_asked_is_not_asked_again() -> None:
+    tools, ran = weather_and_units()
+    model = ScriptedModel([act("get_weather", city="Paris"), NO, final("four")])
+    config = AgentConfig(output_type=int, output_retries=0,
+                         policies=default_policies(use=[Relevance()], off=["review"]))
+    first = Agent(model, tools, config=config).run("What is 2 + 2?")
+    assert first.status == "output_invalid"
+    assert [s.origin for s in first.steps] == [None, "relevance", "relevance"]
+    again = ScriptedModel([act("get_weather", city="Paris"), final("4")])
+    resumed = Agent(again, tools, config=config).resume(first, max_steps=3)
+    assert resumed.final_answer == "4" and resumed.output == 4
+    assert ran == ["weather Paris"] and len(again.calls) == 2  # no question asked again
+
+
+def test_an_answer_asked_again_that_another_policy_refuses_lets_the_calls_run() -> None:
+    from react_agent.policies import AnnouncedAction
+
+    tools, ran = weather_and_units()
+    model = ScriptedModel([act("get_weather", city="Paris"), NO,
+                           final("I will now look up the weather in Paris."), final("33.1 °C.")])
+    policies = default_policies(use=[Relevance(), AnnouncedAction()], off=["review"])
+    result = Agent(model, tools, policies=policies).run("Weather in Paris?")
+    assert ran == ["weather Paris"] and result.final_answer == "33.1 °C."
+    assert result.steps[2].in_history is False and "announced" in result.steps[2].records
+    assert result.messages[2]["content"] == act("get_weather", city="Paris")
+
+
+def test_a_first_reply_of_unknown_tools_leaves_the_question_for_a_later_call() -> None:
+    agent, _, ran = _agent([act("get_time", city="Paris"), act("get_weather", city="Paris"),
+                            YES, final("33.1 °C.")])
+    result = agent.run("Weather in Paris?")
+    assert [s.origin for s in result.steps] == [None, None, "relevance", None]
+    assert ran == ["weather Paris"]

@@ -346,3 +346,14 @@ def test_a_turn_that_requires_a_call_asks_no_relevance_question() -> None:
     call = act(("get_weather", {"city": "Paris"}))
     _, result = _relevance_turn([call], tool_choice="required")
     assert [c.name for c in result.calls] == ["get_weather"] and result.attempts == 1
+
+
+def test_when_no_answer_replaces_the_calls_the_turns_thought_is_the_calls_own() -> None:
+    no = ModelReply("no", choices={"yes": 0.2, "no": 0.8})
+    call = json.dumps({"thought": "first thought", "action": {"name": "get_weather",
+                                                              "args": {"city": "Paris"}}})
+    again = json.dumps({"thought": "again thought", "action": {"name": "get_news",
+                                                               "args": {}}})
+    _, result = _relevance_turn([call, no, again])
+    assert [c.name for c in result.calls] == ["get_weather"]
+    assert result.thought == "first thought" and result.text == call
