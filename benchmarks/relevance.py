@@ -21,6 +21,8 @@ category's items need a call. Each item starts on a freshly reset model.
 - ``--variants DIR``: the same first action without the question, then each question variant
   of ``DIR`` (a folder per variant with ``system.md`` and ``user.md``) about its calls:
   ``{"p": {variant: yes}}``.
+- ``--variants DIR --eval-results RESULTS.jsonl``: each variant about the first calls of a
+  ``react-agent eval`` results file (the first-action suite; needs only the embedded model).
 - ``--rejudge JSONL``: the question as the templates are now, for recorded calls.
 
 Every record is appended to ``--out`` as it is made; a run given the same ``--out`` goes on
@@ -164,6 +166,49 @@ def variants(args: argparse.Namespace) -> None:
                 print(json.dumps(record, ensure_ascii=False)[:300], flush=True)
 
 
+def suite_variants(args: argparse.Namespace) -> None:
+    """Each question variant of ``--variants`` about the first calls recorded in
+    ``--eval-results`` (a ``react-agent eval`` results file of ``--eval-suite``), one line per
+    item that called a tool: ``{"id", "category", "correct", "p": {variant: yes}}``; the
+    first called tool is asked about."""
+    import string
+
+    from react_agent import prompts
+    from react_agent.harness._evaluation import load_suite, toolbox_from_specs
+    from react_agent.models import LlamaCppModel
+    from react_agent.policies._relevance import CHOICES
+    from react_agent.tools import Toolbox
+
+    folders = sorted(p for p in Path(args.variants).iterdir() if p.is_dir())
+    forms = {f.name: (string.Template((f / "system.md").read_text().strip()),
+                      string.Template((f / "user.md").read_text().strip())) for f in folders}
+    suite = {item.id: item for item in load_suite(args.eval_suite)}
+    model = LlamaCppModel()
+    model.load()
+    with Path(args.out).open("w") as sink:
+        for line in Path(args.eval_results).read_text().splitlines():
+            record = json.loads(line)
+            item = suite[record["id"]]
+            toolbox = toolbox_from_specs(item.tools)
+            names = [c["name"] for c in record["calls"] if c["name"] in toolbox.names][:1]
+            if not names:
+                continue
+            values = {"tools": prompts.defang(Toolbox([toolbox[names[0]]]).describe()),
+                      "task": prompts.defang(item.question),
+                      "calls": "\n".join(json.dumps(c, ensure_ascii=False)
+                                         for c in record["calls"])}
+            out = {"id": item.id, "category": item.category, "correct": record["correct"],
+                   "p": {}}
+            for name, (system, user) in forms.items():
+                model.reset()
+                reply = model.choose([{"role": "system", "content": system.substitute(values)},
+                                      {"role": "user", "content": user.substitute(values)}],
+                                     CHOICES)
+                out["p"][name] = reply.choices["yes"] if reply.choices else None
+            sink.write(json.dumps(out, ensure_ascii=False) + "\n")
+            sink.flush()
+
+
 def rejudge(args: argparse.Namespace) -> None:
     """Ask the question again (with the prompt templates as they are now) for the records of
     ``--rejudge`` whose first action called tools, keeping those calls: a change to the
@@ -283,6 +328,10 @@ def main() -> None:
     parser.add_argument("--variant", help="with --report: the variant whose 'yes' to read")
     parser.add_argument("--variants", metavar="DIR",
                         help="the first action, then each question variant in DIR")
+    parser.add_argument("--eval-suite", default="examples/eval/suite.jsonl",
+                        help="with --variants and --eval-results: the first-action suite")
+    parser.add_argument("--eval-results", metavar="JSONL",
+                        help="with --variants: ask about the first calls of these eval results")
     parser.add_argument("--rejudge", metavar="JSONL",
                         help="ask the question again for these records' calls (to --out)")
     args = parser.parse_args()
@@ -291,6 +340,9 @@ def main() -> None:
         return
     if args.rejudge:
         rejudge(args)
+        return
+    if args.variants and args.eval_results:
+        suite_variants(args)
         return
     if args.variants:
         variants(args)
