@@ -81,7 +81,7 @@ class Relevance(Policy):
     name: ClassVar[str] = "relevance"
     sets_calls_aside: ClassVar[bool] = True
     choices: ClassVar[tuple[str, str]] = CHOICES
-    threshold: float = 0.6
+    threshold: float = 0.65
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:
