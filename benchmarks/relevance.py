@@ -35,6 +35,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,40 +76,50 @@ def items(category: str, split: str, stride: int, limit: int | None) -> list[dic
 
 
 def measure(args: argparse.Namespace) -> None:
-    from react_agent.harness import toolbox_from_specs
     from react_agent.models import LlamaCppModel
     from react_agent.policies._relevance import CHOICES, question_messages
 
     model = LlamaCppModel(max_tokens=512)
     model.load()
+    with Path(args.out).open("a") as sink:
+        for item, toolbox, task, record in todo(args):
+            if args.all_tools:
+                model.reset()
+                begun = time.perf_counter()
+                reply = model.choose(question_messages(toolbox, task), CHOICES)
+                record["p_yes_all"] = reply.choices["yes"] if reply.choices else None
+                record["all_s"] = round(time.perf_counter() - begun, 2)
+            model.reset()
+            begun = time.perf_counter()
+            record.update(first_action(model, toolbox, item["messages"]))
+            record["agent_s"] = round(time.perf_counter() - begun, 2)
+            write(sink, record)
+
+
+def todo(args: argparse.Namespace) -> Iterator[tuple[dict[str, Any], Any, str, dict[str, Any]]]:
+    """The sampled items not yet in ``--out``: the item, its toolbox, its task (the last user
+    message) and the start of its record."""
+    from react_agent.harness import toolbox_from_specs
+
     out = Path(args.out)
     done = set()
     if out.exists():
         done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()}
-    with out.open("a") as sink:
-        for category in args.categories.split(","):
-            for item in items(category, args.split, args.stride, args.limit):
-                if item["id"] in done:
-                    continue
-                toolbox = toolbox_from_specs(item["tools"])
-                task = next(m["content"] for m in reversed(item["messages"])
-                            if m["role"] == "user")
-                record: dict[str, Any] = {"id": item["id"], "category": category,
-                                          "fits": category not in NO_TOOL_FITS,
-                                          "expected_calls": item["expected"]}
-                if args.all_tools:
-                    model.reset()
-                    begun = time.perf_counter()
-                    reply = model.choose(question_messages(toolbox, task), CHOICES)
-                    record["p_yes_all"] = reply.choices["yes"] if reply.choices else None
-                    record["all_s"] = round(time.perf_counter() - begun, 2)
-                model.reset()
-                begun = time.perf_counter()
-                record.update(first_action(model, toolbox, item["messages"]))
-                record["agent_s"] = round(time.perf_counter() - begun, 2)
-                sink.write(json.dumps(record) + "\n")
-                sink.flush()
-                print(json.dumps(record), flush=True)
+    for category in args.categories.split(","):
+        for item in items(category, args.split, args.stride, args.limit):
+            if item["id"] in done:
+                continue
+            task = next(m["content"] for m in reversed(item["messages"]) if m["role"] == "user")
+            yield item, toolbox_from_specs(item["tools"]), task, {
+                "id": item["id"], "category": category, "fits": category not in NO_TOOL_FITS,
+                "expected_calls": item["expected"]}
+
+
+def write(sink: Any, record: dict[str, Any]) -> None:
+    """Append ``record`` to ``sink`` at once (a run stopped later keeps it) and show it."""
+    sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+    sink.flush()
+    print(json.dumps(record, ensure_ascii=False)[:300], flush=True)
 
 
 def variants(args: argparse.Namespace) -> None:
@@ -120,7 +131,6 @@ def variants(args: argparse.Namespace) -> None:
     import string
 
     from react_agent import prompts
-    from react_agent.harness import toolbox_from_specs
     from react_agent.models import LlamaCppModel
     from react_agent.policies._relevance import CHOICES
     from react_agent.tools import Toolbox
@@ -130,40 +140,25 @@ def variants(args: argparse.Namespace) -> None:
                       string.Template((f / "user.md").read_text().strip())) for f in folders}
     model = LlamaCppModel(max_tokens=512)
     model.load()
-    out = Path(args.out)
-    done = set()
-    if out.exists():
-        done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()}
-    with out.open("a") as sink:
-        for category in args.categories.split(","):
-            for item in items(category, args.split, args.stride, args.limit):
-                if item["id"] in done:
-                    continue
-                toolbox = toolbox_from_specs(item["tools"])
-                task = next(m["content"] for m in reversed(item["messages"])
-                            if m["role"] == "user")
-                model.reset()
-                begun = time.perf_counter()
-                first = first_action(model, toolbox, item["messages"], ask=False)
-                record: dict[str, Any] = {
-                    "id": item["id"], "category": category,
-                    "fits": category not in NO_TOOL_FITS, "expected_calls": item["expected"],
-                    **first, "agent_s": round(time.perf_counter() - begun, 2), "p": {}}
-                chosen = Toolbox([toolbox[n] for n in dict.fromkeys(first["calls"] or [])
-                                  if n in toolbox.names])
-                if len(chosen):
-                    values = {"tools": prompts.defang(chosen.describe()),
-                              "task": prompts.defang(task),
-                              "calls": "\n".join(json.dumps(c, ensure_ascii=False)
-                                                 for c in first["call_json"])}
-                    for name, (system, user) in forms.items():
-                        messages = [{"role": "system", "content": system.substitute(values)},
-                                    {"role": "user", "content": user.substitute(values)}]
-                        reply = model.choose(messages, CHOICES)
-                        record["p"][name] = reply.choices["yes"] if reply.choices else None
-                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-                sink.flush()
-                print(json.dumps(record, ensure_ascii=False)[:300], flush=True)
+    with Path(args.out).open("a") as sink:
+        for item, toolbox, task, record in todo(args):
+            model.reset()
+            begun = time.perf_counter()
+            first = first_action(model, toolbox, item["messages"], ask=False)
+            record.update(first, agent_s=round(time.perf_counter() - begun, 2), p={})
+            chosen = Toolbox([toolbox[n] for n in dict.fromkeys(first["calls"] or [])
+                              if n in toolbox.names])
+            if len(chosen):
+                values = {"tools": prompts.defang(chosen.describe()),
+                          "task": prompts.defang(task),
+                          "calls": "\n".join(json.dumps(c, ensure_ascii=False)
+                                             for c in first["call_json"])}
+                for name, (system, user) in forms.items():
+                    messages = [{"role": "system", "content": system.substitute(values)},
+                                {"role": "user", "content": user.substitute(values)}]
+                    reply = model.choose(messages, CHOICES)
+                    record["p"][name] = reply.choices["yes"] if reply.choices else None
+            write(sink, record)
 
 
 def suite_variants(args: argparse.Namespace) -> None:
