@@ -40,13 +40,13 @@ ANSWER = json.dumps({"thought": "done", "action": {"final_answer": "Sunny, \"22\
 
 
 def turn(model: Any, stream: bool = False, max_retries: int = 3,
-         **request: Any) -> tuple[list[str], TurnResult]:
+         policies: Sequence[Policy] | None = None, **request: Any) -> tuple[list[str], TurnResult]:
     body = {"messages": [{"role": "user", "content": "Weather in Paris?"}],
             "tools": [WEATHER, NEWS], **request}
 
     async def collect() -> tuple[list[str], TurnResult]:
         items = [i async for i in take_turn(model, read_request(body), max_retries=max_retries,
-                                            stream=stream)]
+                                            stream=stream, policies=policies)]
         assert isinstance(items[-1], TurnResult)
         return items[:-1], items[-1]
 
@@ -311,17 +311,9 @@ def _relevance_turn(replies: list[Any], **request: Any) -> tuple[list[str], Turn
     from react_agent.policies import Relevance, default_policies
 
     model = ScriptedModel(replies)
-    body = {"messages": [{"role": "user", "content": "What is 2 + 2?"}],
-            "tools": [WEATHER, NEWS], **request}
     policies = [p for p in default_policies(model, use=[Relevance()]) if p.runs_in_serve]
-
-    async def collect() -> tuple[list[str], TurnResult]:
-        items = [i async for i in take_turn(model, read_request(body), stream=True,
-                                            policies=policies)]
-        assert isinstance(items[-1], TurnResult)
-        return items[:-1], items[-1]
-
-    return asyncio.run(collect())
+    return turn(model, stream=True, policies=policies,
+                messages=[{"role": "user", "content": "What is 2 + 2?"}], **request)
 
 
 def test_a_call_the_relevance_question_doubts_becomes_the_answer_of_the_turn() -> None:
