@@ -91,7 +91,7 @@ def measure(args: argparse.Namespace) -> None:
                 record["all_s"] = round(time.perf_counter() - begun, 2)
             model.reset()
             begun = time.perf_counter()
-            record.update(first_action(model, toolbox, item["messages"]))
+            record.update(first_action(model, toolbox, item["messages"], floor=args.floor))
             record["agent_s"] = round(time.perf_counter() - begun, 2)
             write(sink, record)
 
@@ -240,13 +240,16 @@ def rejudge(args: argparse.Namespace) -> None:
             sink.flush()
 
 
-def first_action(model: Any, toolbox: Any, messages: list[dict[str, Any]], ask: bool = True
-                 ) -> dict[str, Any]:
+def first_action(model: Any, toolbox: Any, messages: list[dict[str, Any]], ask: bool = True,
+                 floor: float | None = None) -> dict[str, Any]:
     """The agent's first reply (default policies, as ``serve`` runs them) and, where it calls
     tools, the relevance question's "yes" for them: ``{"calls": [names] | [] (a final answer)
-    | None (no usable reply), "p_yes": p | None}``. :class:`Relevance` runs with the least
-    threshold, so it asks and never acts: what a threshold would do is computed from ``p_yes``
-    afterwards."""
+    | None (no usable reply), "p_yes": p | None, "p_answer": p | None, "floor_taken": bool}``.
+    :class:`Relevance` runs with the least threshold, so it asks and never acts: what a
+    threshold would do is computed from ``p_yes`` afterwards. ``p_answer`` is the probability
+    the model gave the final answer where its first reply chose its action (the answer
+    floor's record); ``floor``: the answer floor's, instead of its default (1.0: it only
+    measures, so what another floor would do is computed from ``p_answer``)."""
     from react_agent import Agent, AgentConfig
     from react_agent.events import (
         FinalAnswer,
@@ -256,11 +259,14 @@ def first_action(model: Any, toolbox: Any, messages: list[dict[str, Any]], ask: 
         RunFinished,
         ToolStarted,
     )
-    from react_agent.policies import Relevance, default_policies
+    from react_agent.policies import AnswerFloor, Relevance, default_policies
 
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
     rest = [m for m in messages if m["role"] != "system"]
-    policies = default_policies(model, use=[Relevance(threshold=1e-9)] if ask else [])
+    use: list[Any] = [Relevance(threshold=1e-9)] if ask else []
+    if floor is not None:
+        use.append(AnswerFloor(floor=floor))
+    policies = default_policies(model, use=use)
     agent = Agent(model, toolbox, config=AgentConfig(instructions=system, policies=policies))
     events = agent.iter(rest[-1]["content"], history=rest[:-1])
     calls: list[str] | None = None
@@ -279,26 +285,32 @@ def first_action(model: Any, toolbox: Any, messages: list[dict[str, Any]], ask: 
     finally:
         events.close()
     asked = [s.records["relevance"]["yes"] for s in steps if "relevance" in s.records]
-    return {"calls": calls, "call_json": call_json, "p_yes": asked[0] if asked else None}
+    floors = [s.records["answer_floor"] for s in steps if "answer_floor" in s.records]
+    return {"calls": calls, "call_json": call_json, "p_yes": asked[0] if asked else None,
+            "p_answer": floors[0]["probability"] if floors else None,
+            "floor_taken": bool(floors and floors[0]["taken"])}
 
 
-def report(paths: list[str], threshold: float, variant: str | None = None) -> None:
+def report(paths: list[str], threshold: float, variant: str | None = None,
+           floor: float | None = None) -> None:
     """Per category: right decisions of the agent alone and with the question at
     ``threshold`` (a call kept when its "yes" is at least that), and how often the question
     acted, rightly or not. ``variant``: read the "yes" of that variant of a ``--variants``
-    record."""
+    record. ``floor``: the answer floor to compute from records made with ``--floor 1``
+    (a first reply gives the final answer where ``p_answer`` is at least that)."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for path in paths:
         for line in Path(path).read_text().splitlines():
             if line.strip():
                 record = json.loads(line)
                 rows.setdefault(record["category"], []).append(record)
-    print(f"threshold {threshold}")
+    print(f"threshold {threshold}" + ("" if floor is None else f", answer floor {floor}"))
     print(f"{'category':18} {'n':>4} {'agent':>6} {'with':>6} {'acted':>6} {'wrong':>6}")
     for category, records in rows.items():
         agent = both = acted = wrong = 0
         for r in records:
-            called = bool(r["calls"])
+            called = bool(r["calls"]) and not (
+                floor is not None and (r.get("p_answer") or 0.0) >= floor)
             yes = r["p"].get(variant) if variant else r["p_yes"]
             kept = called and (yes is None or yes >= threshold)
             agent += called == r["fits"]
@@ -320,6 +332,9 @@ def main() -> None:
     parser.add_argument("--out", default="relevance.jsonl")
     parser.add_argument("--report", nargs="+", metavar="JSONL")
     parser.add_argument("--threshold", type=float, default=0.6)
+    parser.add_argument("--floor", type=float, default=None,
+                        help="the answer floor of the first action (default: its default; "
+                             "1.0 only measures); with --report: the floor to compute")
     parser.add_argument("--variant", help="with --report: the variant whose 'yes' to read")
     parser.add_argument("--variants", metavar="DIR",
                         help="the first action, then each question variant in DIR")
@@ -331,7 +346,7 @@ def main() -> None:
                         help="ask the question again for these records' calls (to --out)")
     args = parser.parse_args()
     if args.report:
-        report(args.report, args.threshold, args.variant)
+        report(args.report, args.threshold, args.variant, args.floor)
         return
     if args.rejudge:
         rejudge(args)

@@ -57,7 +57,8 @@ LAYERS: list[tuple[str, list[str]]] = [
         "policies._constrained", "policies._answer_floor", "policies._repeat",
         "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
         "policies._announced", "policies._review", "policies._routing", "policies._unknown_args",
-        "policies._best_effort", "policies._provenance", "policies._relevance", "policies",
+        "policies._best_effort", "policies._provenance", "policies._relevance",
+        "policies._missed_call", "policies",
         "config",
     ]),
     ("the agent: model I/O, conversations, the facade", [

@@ -49,6 +49,7 @@ SAMPLE_VARIABLES: dict[str, dict[str, str]] = {
     "policies/relevance": {"tools": "SAMPLE-TOOLS", "task": "SAMPLE-TASK"},
     "policies/relevance_system": {},
     "policies/relevance_answer": {},
+    "policies/missed_call": {},
     "policies/final_answer": {"task": "SAMPLE-TASK"},
     "policies/review": {"task": "SAMPLE-TASK", "facts": "SAMPLE-FACTS"},
     "conversation/summarize": {"conversation": "SAMPLE-CONVERSATION"},

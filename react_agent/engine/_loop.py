@@ -64,12 +64,12 @@ def react(run: Run, budget: int) -> Generator[Request, Any, None]:
     try:
         actions = 0
         while actions < budget:
-            step = Step(index=len(run.steps) + 1)
-            reply = yield from _step(run, step)
-            if reply is None:
+            acted = yield from _step(run, Step(index=len(run.steps) + 1))
+            if acted is None:
                 continue
-            if reply.final_answer is not None:  # (a policy's call may have given it)
-                yield from _finish(run, run.steps[-1], reply.final_answer)
+            step, reply = acted  # (a policy's question may have given the action)
+            if reply.final_answer is not None:
+                yield from _finish(run, step, reply.final_answer)
                 continue  # it did not fit the output type: the model was told why
             actions += 1
             yield from _act(run, step, reply.tool_calls)
@@ -90,8 +90,9 @@ def react(run: Run, budget: int) -> Generator[Request, Any, None]:
     yield RunFinished(result)
 
 
-def _step(run: Run, step: Step) -> Generator[Request, Any, Reply | None]:
-    """Ask for ``step`` and read its reply: the reply to act on, or ``None`` when it was
+def _step(run: Run, step: Step) -> Generator[Request, Any, tuple[Step, Reply] | None]:
+    """Ask for ``step`` and read its reply: the reply to act on and the step it comes from
+    (``step``, or the step of a policy's question that replaced it), or ``None`` when it was
     unusable (the model is told why) or a policy handled it."""
     # a typed answer is not streamed as text: only a value that fits is announced (OutputReady)
     reply = yield from run.request(Query(run.messages, step,
@@ -117,14 +118,14 @@ def _step(run: Run, step: Step) -> Generator[Request, Any, Reply | None]:
         run.facts.calling(step)
         run.facts.stepped(step)
         return None
+    acting = step
     for policy in run.setup.policies:
-        if not acted.tool_calls:
-            break
-        acted = yield from policy.on_calls(run, step, acted)
+        given = yield from policy.on_action(run, acting, acted)
         yield from run.flush()
-    if acted.tool_calls:
-        step.reply = acted
-    return acted
+        if given is not acted:  # another reply, from the step the policy asked last
+            acting, acted = run.steps[-1], given
+    acting.reply = acted
+    return acting, acted
 
 
 def _within_a_step(run: Run, step: Step, reply: Reply) -> Reply:
@@ -341,15 +342,17 @@ def _repeat_warning(earlier: ToolResult) -> ToolResult:
 def resumable(run: RunResult, system_prompt: str, policies: tuple[Any, ...] = ()
               ) -> tuple[list[Message], list[Step]]:
     """The messages and steps to continue ``run`` from: each policy takes out what it added at
-    the end (a best-effort question and answer), and a step whose tools were cut short
-    (Ctrl-C) is dropped to be asked again."""
+    the end (a best-effort question and answer), and the step of a last reply whose tools were
+    cut short (Ctrl-C) or whose answer ended the run is dropped to be asked again, with any
+    policy's question about it after it."""
     messages, steps = [dict(m) for m in run.messages], list(run.steps)
     for policy in policies:
         policy.on_resume(run.task, messages, steps)
     if messages and messages[-1]["role"] == "assistant":
         messages.pop()
-        if steps:
-            steps.pop()
+        kept = [n for n, step in enumerate(steps) if step.in_history]
+        if kept:
+            del steps[kept[-1]:]
     if messages and messages[0]["role"] == "system":
         messages[0] = {"role": "system", "content": system_prompt}
     return messages, steps

@@ -66,11 +66,13 @@ class Invoke:
     approve: tuple[int, ...] = ()
 
 
-def reply_schema(toolbox: Toolbox, output: dict[str, Any] | None = None) -> dict[str, Any]:
+def reply_schema(toolbox: Toolbox, output: dict[str, Any] | None = None, *,
+                 final_answer: bool = True) -> dict[str, Any]:
     """The JSON Schema of one valid reply for ``toolbox`` (``thought`` first, then ``action``).
 
     With no tools, the action can only be a final answer; ``output``: the JSON Schema the final
-    answer is held to (a run's output type), else a string.
+    answer is held to (a run's output type), else a string. ``final_answer=False``: a reply
+    that calls tools only (ignored with no tools: a reply must be possible).
     """
     answer: dict[str, Any] = {"type": "string"} if output is None else _answer_schema(output)
     final = {
@@ -88,7 +90,7 @@ def reply_schema(toolbox: Toolbox, output: dict[str, Any] | None = None) -> dict
         }
         for tool in toolbox.values()
     ]
-    options: list[dict[str, Any]] = [*calls, final]
+    options: list[dict[str, Any]] = [*calls, final] if final_answer or not calls else calls
     if calls:
         options.insert(len(calls), {"type": "array", "items": {"anyOf": calls}, "minItems": 1})
     schema: dict[str, Any] = {

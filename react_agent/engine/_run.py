@@ -24,7 +24,7 @@ In the order the loop calls them::
     before_query     before each of the loop's model calls: change the Query
     after_query      the model replied (before the reply is read)
     after_reply      the reply was read: change it, or handle it (return None: nothing runs)
-    on_calls         the reply calls tools: ask the model a focused question first (a generator)
+    on_action        the reply is usable: ask the model a focused question first  (a generator)
     before_call      before each tool call: answer it without running it
     after_observation  the step's observations, as sent: add to them
     on_final_answer  the model gave its final answer: check it, ask again   (a generator)
@@ -340,11 +340,14 @@ class Policy:
             with the calls the run made) and ask for the final answer instead: ``serve``
             cleans the calls before such a policy sees them, and leaves it out of a turn whose
             request requires a tool call.
+        gives_calls: whether this policy may replace a final answer with calls: ``serve``
+            leaves it out of a turn whose request lets no tool be called.
     """
 
     name: ClassVar[str] = "policy"
     runs_in_serve: ClassVar[bool] = True
     sets_calls_aside: ClassVar[bool] = False
+    gives_calls: ClassVar[bool] = False
 
     def for_run(self, run: Run) -> Any:
         """The state this policy keeps for ``run`` (``run.state(self)`` hands it back), made
@@ -378,11 +381,14 @@ class Policy:
         reply that does not parse."""
         return reply
 
-    def on_calls(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
-        """The reply of ``step`` calls tools (after every ``after_reply``). A policy may ask
-        the model a focused question first (``yield from run.ask(...)``, recorded on a step
-        of its own) and return the reply to act on: this one, or another (a final answer
-        instead; set ``run.messages[-1]`` to what the history keeps of it)."""
+    def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
+        """The reply of ``step`` is usable: it calls tools or gives the final answer (after
+        every ``after_reply``). A policy may ask the model a focused question first
+        (``yield from run.ask(...)``, recorded on a step of its own) and return the reply to
+        act on: this one, or another that the model gave at the last step the policy asked
+        (``run.steps[-1]``, a step in the history): a final answer instead of the calls, or
+        calls instead of the final answer. Keep the history to what the model should see of
+        it (``run.messages``; ``step.in_history = False`` for the reply it replaced)."""
         return reply
         yield  # a generator
 

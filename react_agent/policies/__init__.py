@@ -19,6 +19,8 @@ In the order their hooks are called:
 :class:`HoldDependentCalls`   holds a call whose values wait for another call's result
 :class:`Relevance`            asks whether the tools a first reply calls fit the task (not by
                               default)
+:class:`MissedCall`           asks whether a tool fits when a first reply answers without one
+                              (not by default)
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
 :class:`Provenance`           does not run silently an acting call with values only a tool
                               result named (not by default)
@@ -41,6 +43,7 @@ from ._best_effort import BestEffortAnswer
 from ._constrained import CONSTRAINED_MODES, Constrained
 from ._grounding import GroundContacts
 from ._held_calls import HoldDependentCalls
+from ._missed_call import MissedCall
 from ._provenance import KINDS, CopiedAction, Provenance
 from ._relevance import Relevance
 from ._repeat import RepeatSetAside
@@ -50,7 +53,7 @@ from ._unknown_args import DropUnknownArgs
 
 BUILT_IN: dict[str, type[Policy]] = {policy.name: policy for policy in (
     Routing, Constrained, AnswerFloor, DropUnknownArgs, CopiedAction, RepeatSetAside,
-    HoldDependentCalls, Relevance, GroundContacts, Provenance, AnnouncedAction, Review,
+    HoldDependentCalls, Relevance, MissedCall, GroundContacts, Provenance, AnnouncedAction, Review,
     BestEffortAnswer,
 )}
 """The built-in policies by name, in the order their hooks are called."""
@@ -118,6 +121,7 @@ __all__ = [
     "DropUnknownArgs",
     "GroundContacts",
     "HoldDependentCalls",
+    "MissedCall",
     "Policy",
     "Provenance",
     "Relevance",

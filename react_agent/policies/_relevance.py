@@ -91,9 +91,10 @@ class Relevance(Policy):
         asked = any(s.origin == self.name for s in run.steps)  # a resumed run: asked already
         return {"asked": asked or bool(run.facts.results or run.facts.earlier)}
 
-    def on_calls(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
+    def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
         state = run.state(self)
-        if state["asked"] or step.origin is not None or any(r.ok for r in run.facts.results):
+        if not reply.tool_calls or state["asked"] or step.origin is not None \
+                or any(r.ok for r in run.facts.results):
             return reply
         names = list(dict.fromkeys(c.name for c in reply.tool_calls))
         chosen = Toolbox([t for t in (run.setup.toolbox.get(n) for n in names) if t is not None])

@@ -152,12 +152,15 @@ def turn_policies(
     stream, or need a step budget a turn does not have); with the request's
     :class:`ToolChoiceCheck` placed before the first policy that may set calls aside
     (``Policy.sets_calls_aside``: it compares the cleaned calls with those of the history).
-    Calls are not set aside when the request requires a call."""
+    Calls are not set aside when the request requires a call, and a final answer is not
+    replaced with calls (``Policy.gives_calls``) when it lets no tool be called."""
     if policies is None:
         policies = [p for p in default_policies(model) if p.runs_in_serve]
     chosen = [p for p in policies if p.name != ToolChoiceCheck.name]
     if plan.choice.mode in ("required", "function"):
         chosen = [p for p in chosen if not p.sets_calls_aside]
+    if plan.choice.mode == "none":
+        chosen = [p for p in chosen if not p.gives_calls]
     at = next((n for n, p in enumerate(chosen) if p.sets_calls_aside), len(chosen))
     return (*chosen[:at], ToolChoiceCheck(plan), *chosen[at:])
 

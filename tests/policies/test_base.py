@@ -49,6 +49,7 @@ from react_agent.policies import (
     BestEffortAnswer,
     Constrained,
     DropUnknownArgs,
+    MissedCall,
     Policy,
     Provenance,
     Relevance,
@@ -135,7 +136,7 @@ def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None
     assert names(default_policies()) == ["constrained", "answer_floor", "copied_action", "repeat",
                                          "held_calls", "ground_contacts", "review",
                                          "best_effort"]
-    opt_in = ("routing", "relevance", "unknown_args", "provenance", "announced")
+    opt_in = ("routing", "relevance", "missed_call", "unknown_args", "provenance", "announced")
     assert names(default_policies()) == [n for n in ORDER if n not in opt_in]
     assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
     assert default_policies() is not default_policies()  # a new list each time
@@ -223,6 +224,16 @@ def _relevance(policies: list[Policy]) -> tuple[RunResult, Any]:
     return Agent(model, toolbox, policies=policies).run("2 + 2?"), ran
 
 
+def _missed_call(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, ran = weather_and_units()
+    yes = ModelReply("yes", choices={"yes": 0.9, "no": 0.1})
+    asks = any(p.name == "missed_call" for p in policies)
+    answer = final("Sunny in Oldtown.")
+    model = ScriptedModel([answer, yes, act("get_weather", city="Oldtown"), final("33.1 °C")]
+                          if asks else [answer])
+    return Agent(model, toolbox, policies=policies).run("Weather in Oldtown?"), ran
+
+
 def _copied_action(policies: list[Policy]) -> tuple[RunResult, Any]:
     toolbox, runs = counting_toolbox()
     written = call_lookup('{"key": "secret"}')
@@ -294,6 +305,7 @@ SCENARIOS: dict[str, tuple[Callable[[list[Policy]], tuple[RunResult, Any]], list
     "repeat": (_repeat, [], ["set_aside"], ["repeated"]),  # else the loop's warning
     "held_calls": (_held_calls, [], ["weather Oldtown"], ["weather Oldtown", "convert 36.9"]),
     "relevance": (_relevance, [Relevance()], [], ["weather Oldtown"]),
+    "missed_call": (_missed_call, [MissedCall()], ["weather Oldtown"], []),
     "ground_contacts": (_ground_contacts, [], [], ["ann@example.com"]),
     "provenance": (_provenance, [Provenance()], [], ["ann.lee@corp.example"]),
     "announced": (_announced, [AnnouncedAction()], ["ann@example.com"], []),

@@ -349,3 +349,40 @@ def test_when_no_answer_replaces_the_calls_the_turns_thought_is_the_calls_own() 
     _, result = _relevance_turn([call, no, again])
     assert [c.name for c in result.calls] == ["get_weather"]
     assert result.thought == "first thought" and result.text == call
+
+
+def _missed_call_turn(replies: list[Any], **request: Any) -> tuple[list[str], TurnResult]:
+    from react_agent.policies import MissedCall, default_policies
+
+    model = ScriptedModel(replies)
+    policies = [p for p in default_policies(model, use=[MissedCall()]) if p.runs_in_serve]
+    return turn(model, stream=True, policies=policies, **request)
+
+
+def test_an_answer_the_question_finds_a_tool_for_becomes_the_turns_cleaned_call() -> None:
+    yes = ModelReply("yes", choices={"yes": 0.9, "no": 0.1})
+    call = act(("get_weather", {"city": " Paris ", "days": "3"}))
+    pieces, result = _missed_call_turn([ANSWER, yes, call])
+    assert [(c.name, c.args) for c in result.calls] == [("get_weather", {"city": "Paris",
+                                                                        "days": 3})]
+    assert result.answer is None and result.text == call and result.attempts == 3
+    assert pieces == []  # the answer set aside was never streamed
+
+
+def test_an_answer_the_question_doubts_is_the_turns_answer() -> None:
+    doubt = ModelReply("yes", choices={"yes": 0.5, "no": 0.5})
+    pieces, result = _missed_call_turn([ANSWER, doubt])
+    assert result.calls == [] and result.answer == 'Sunny, "22" °C.' and result.attempts == 2
+    assert pieces == []  # it may have been set aside: it comes whole, not streamed
+
+
+def test_a_turn_that_lets_no_tool_be_called_asks_no_missed_call_question() -> None:
+    _, result = _missed_call_turn([ANSWER], tool_choice="none")
+    assert result.answer == 'Sunny, "22" °C.' and result.attempts == 1
+
+
+def test_a_call_asked_for_that_breaks_the_clients_schema_keeps_the_answer() -> None:
+    yes = ModelReply("yes", choices={"yes": 0.9, "no": 0.1})
+    bad = act(("get_weather", {"town": "Paris"}))
+    _, result = _missed_call_turn([ANSWER, yes, bad])
+    assert result.calls == [] and result.answer == 'Sunny, "22" °C.'
