@@ -37,7 +37,15 @@ from .._persist import (
 )
 from ..agent import Agent
 from ..errors import ConfigError, ModelError, ToolDefinitionError
-from ..events import ParseFailed, ReplyParsed, RunFinished, RunStarted, ToolStarted
+from ..events import (
+    FinalAnswer,
+    OutputRejected,
+    ParseFailed,
+    ReplyParsed,
+    RunFinished,
+    RunStarted,
+    ToolStarted,
+)
 from ..models.base import fresh_state
 from ..tools import Toolbox, clean_args
 from ..types import Step
@@ -99,9 +107,9 @@ class FirstTurn:
 
 def first_turn(agent: Agent, question: str) -> FirstTurn:
     """Run ``question`` up to the first action the run takes, and stop there, before any
-    tool: the first reply's calls as the model wrote them (held or not), or the final answer
-    that replaced them (a policy's question found they do not fit), or the first reply's
-    final answer or parse error.
+    tool: the first reply's calls as the model wrote them (held or not) or its final answer,
+    or what a policy's question gave instead (a final answer for calls that do not fit, calls
+    for an answer a tool should give), or the first reply's parse error.
 
     Raises:
         ModelError: the model backend failed (eval cannot score without a reply).
@@ -113,17 +121,14 @@ def first_turn(agent: Agent, question: str) -> FirstTurn:
         for event in events:
             if isinstance(event, RunStarted):
                 shown = list(event.tools)
-            elif isinstance(event, ReplyParsed) and first is None:
+            elif isinstance(event, ReplyParsed) and (first is None or event.step.origin):
                 held = event.step.records.get("held_calls", [])
                 calls = [*(c.to_dict() for c in event.reply.tool_calls), *held]
-                first = FirstTurn(event.step, calls, shown)
-                if not calls:
-                    return first
-            elif isinstance(event, ReplyParsed) and event.reply.final_answer is not None:
-                return FirstTurn(event.step, [], shown)  # it replaced the first reply's calls
+                first = FirstTurn(event.step, calls, shown)  # (or a policy's instead)
             elif isinstance(event, ParseFailed) and first is None:
                 return FirstTurn(event.step, [], shown)
-            elif isinstance(event, ToolStarted | RunFinished) and first is not None:
+            elif isinstance(event, ToolStarted | FinalAnswer | OutputRejected | ReplyParsed
+                            | RunFinished) and first is not None:
                 return first
             elif isinstance(event, RunFinished):
                 raise ModelError(event.result.error or "the run ended before a reply",

@@ -2,10 +2,10 @@
 
 A small model offered a tool that computes, looks up or defines what the user asks sometimes
 answers from memory instead ("1234 * 5678 = 700002"), or says it did what no tool did. Asked
-directly whether one of the tools shown can do what the user asks (the question of
-:class:`~react_agent.policies.Relevance`, in a call of its own), the same model says yes with
-more confidence than where no tool fits; above a high threshold, the reply is asked again held
-to a call.
+directly, in a call of its own, whether one of the tools shown can do what the user asks (as
+:class:`~react_agent.policies.Relevance` asks about the tools a reply calls), the same model
+says yes with more confidence than where no tool fits; above a high threshold, the reply is
+asked again held to a call.
 """
 
 from __future__ import annotations
@@ -24,18 +24,22 @@ from ..types import Reply, Step
 from ._relevance import CHOICES, question_messages, yes_probability
 from ._routing import tool_text
 
+QUESTION = ("policies/missed_call_system", "policies/missed_call_question")
+"""The question's templates: whether one of the tools can do what the user asks (the whole of
+it; Relevance asks whether the request needs what a called tool does, even as one step)."""
+
 
 @dataclass(frozen=True)
 class MissedCall(Policy):
-    """When a run's first reply gives the final answer without a tool while tools are shown,
-    a focused question asks whether one of them can do what the user asks (the question of
-    :class:`~react_agent.policies.Relevance`: the tools' descriptions and the task, defanged;
-    nothing of the run). Where the model gives "yes" at least ``threshold`` of the
-    probability (or answers "yes" in words, with backends that give no probabilities), the
-    answer is set aside and the step asked again after a note that a tool fits
-    (``prompts/policies/missed_call.md``), held to a reply that calls tools where the backend
-    takes a schema. Calls that come pass the other policies' ``after_reply`` and run, the
-    answer they replace left out of the history; anything else (a final answer again, an
+    """When a run's first reply gives the final answer without a tool while tools are shown, a
+    focused question asks whether one of them can do what the user asks
+    (``prompts/policies/missed_call_system.md`` and ``missed_call_question.md``: the tools'
+    descriptions and the task, defanged; nothing of the run). Where the model gives "yes" at
+    least ``threshold`` of the probability (or answers "yes" in words, with backends that give
+    no probabilities), the answer is set aside and the step asked again after a note that a tool
+    fits (``prompts/policies/missed_call_note.md``), held to a reply that calls tools where the
+    backend takes a schema. Calls that come pass the other policies' ``after_reply`` and run,
+    the answer they replace left out of the history; anything else (a final answer again, an
     unusable reply, a model error, an interrupt) keeps the first answer and the history as it
     was.
 
@@ -90,7 +94,7 @@ class MissedCall(Policy):
         chosen = self._tools(run)
         question = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         try:
-            answer = yield from run.ask(question_messages(chosen, run.task), question,
+            answer = yield from run.ask(question_messages(chosen, run.task, *QUESTION), question,
                                         choices=self.choices, answer_tokens=False)
         except ModelError as exc:
             question.error = f"the question whether a tool fits failed ({exc}); the answer stays"
@@ -125,7 +129,8 @@ class MissedCall(Policy):
         """The step asked again after the note, held to calls; ``reply`` if no call comes,
         the history as it was."""
         history = list(run.messages)
-        run.messages[-1] = {"role": "user", "content": prompts.render("policies/missed_call")}
+        run.messages[-1] = {"role": "user",
+                            "content": prompts.render("policies/missed_call_note")}
         again = Step(index=len(run.steps) + 1, origin=self.name)
         read: Reply | None = None
         problem = "no call came; the answer stays"

@@ -33,31 +33,33 @@ MAX_TASK_CHARS = 4_000
 """The task is cut to this many characters in the question (its head and tail kept)."""
 
 
-def question_messages(toolbox: Toolbox, task: str) -> list[Message]:
-    """The focused question (``prompts/policies/relevance*.md``): the tools of ``toolbox``
-    described and the ``task``, both :func:`~react_agent.prompts.defang`-ed; nothing else."""
+def question_messages(toolbox: Toolbox, task: str, system: str = "policies/relevance_system",
+                      user: str = "policies/relevance") -> list[Message]:
+    """A focused question, by default Relevance's (``prompts/policies/relevance*.md``): the
+    ``system`` template, then the ``user`` template of the tools of ``toolbox`` described
+    (``$tools``) and the ``task`` (``$task``, its head and tail when longer than
+    :data:`MAX_TASK_CHARS`), both :func:`~react_agent.prompts.defang`-ed; nothing else."""
     if len(task) > MAX_TASK_CHARS:
         half = MAX_TASK_CHARS // 2
         task = f"{task[:half]}\n[...]\n{task[-half:]}"
     return [
-        {"role": "system", "content": prompts.render("policies/relevance_system")},
+        {"role": "system", "content": prompts.render(system)},
         {"role": "user", "content": prompts.render(
-            "policies/relevance", tools=prompts.defang(toolbox.describe()),
-            task=prompts.defang(task))},
+            user, tools=prompts.defang(toolbox.describe()), task=prompts.defang(task))},
     ]
 
 
 @dataclass(frozen=True)
 class Relevance(Policy):
-    """Before a run's first tool call, asks the model in a focused call whether the tools the
-    reply calls can do what the user asks (``prompts/policies/relevance.md``: those tools'
-    descriptions and the task). When "yes" gets less than ``threshold`` of the probability
-    (a backend with ``accepts_choices``; any other answers in words, read as 1 or 0), the
-    calls do not run: the step is asked again after a note that no tool fits
-    (``prompts/policies/relevance_answer.md``), held to the final answer (the reply schema's
-    final-answer branch, where the backend constrains decoding), and that answer replaces the
-    reply. An answer that does not come (a tool call again, an unusable reply, a model error)
-    leaves the calls to run and the history as it was.
+    """Before a run's first tool call, asks the model in a focused call whether the request needs
+    what the tools the reply calls return or do, as the whole answer or as one step of it
+    (``prompts/policies/relevance.md``: those tools' descriptions and the task). When "yes" gets
+    less than ``threshold`` of the probability (a backend with ``accepts_choices``; any other
+    answers in words, read as 1 or 0), the calls do not run: the step is asked again after a
+    note that no tool fits (``prompts/policies/relevance_answer.md``), held to the final answer
+    (the reply schema's final-answer branch, where the backend constrains decoding), and that
+    answer replaces the reply. An answer that does not come (a tool call again, an unusable
+    reply, a model error) leaves the calls to run and the history as it was.
 
     Asks once per run (a resumed run that asked does not ask again), on the loop's own first
     reply that calls a tool of the run before any call has succeeded, and not in a
@@ -81,7 +83,7 @@ class Relevance(Policy):
     name: ClassVar[str] = "relevance"
     sets_calls_aside: ClassVar[bool] = True
     choices: ClassVar[tuple[str, str]] = CHOICES
-    threshold: float = 0.65
+    threshold: float = 0.7
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:

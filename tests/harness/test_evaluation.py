@@ -252,3 +252,22 @@ def test_first_turn_scores_the_answer_that_replaced_the_first_calls() -> None:
     turn = first_turn(agent, "Weather in Paris?")
     assert turn.calls == [{"name": "get_weather", "args": {"city": "Paris"}}]
     assert turn.step.origin is None and len(kept.calls) == 2
+
+
+def test_first_turn_scores_the_calls_that_replaced_the_first_answer() -> None:
+    from react_agent import ModelReply
+    from react_agent.policies import MissedCall, default_policies
+
+    answer = '{"thought": "t", "action": {"final_answer": "Sunny."}}'
+    model = ScriptedModel([answer, ModelReply("yes", choices={"yes": 0.9, "no": 0.1}),
+                           act(("get_weather", {"city": "Paris"}))])
+    agent = Agent(model, toolbox_from_specs([WEATHER]),
+                  policies=default_policies(model, use=[MissedCall()], off=["review"]))
+    turn = first_turn(agent, "Weather in Paris?")
+    assert turn.calls == [{"name": "get_weather", "args": {"city": "Paris"}}]
+    assert turn.step.origin == "missed_call"
+    kept = ScriptedModel([answer, ModelReply("yes", choices={"yes": 0.5, "no": 0.5})])
+    agent = Agent(kept, toolbox_from_specs([WEATHER]),
+                  policies=default_policies(kept, use=[MissedCall()], off=["review"]))
+    turn = first_turn(agent, "2 + 2?")
+    assert turn.calls == [] and turn.step.final_answer == "Sunny." and len(kept.calls) == 2
