@@ -99,7 +99,7 @@ def _step(run: Run, step: Step) -> Generator[Request, Any, tuple[Step, Reply] | 
                                          answer_tokens=run.setup.output is None))
     yield run.answered(step, reply)
     try:
-        parsed = _within_a_step(run, step, run.read(step, reply))
+        parsed = run.read(step, reply)
         acted: Reply | None = parsed
         for policy in run.setup.policies:  # a policy may find the reply unusable too
             acted = policy.after_reply(run, step, parsed)
@@ -126,18 +126,6 @@ def _step(run: Run, step: Step) -> Generator[Request, Any, tuple[Step, Reply] | 
             acting, acted = run.steps[-1], given
     acting.reply = acted
     return acting, acted
-
-
-def _within_a_step(run: Run, step: Step, reply: Reply) -> Reply:
-    """``reply`` with at most ``max_calls_per_step`` calls (the first ones), before anything
-    looks at them; the cut is noted on ``step`` (``records["budget"]``)."""
-    limit, asked = run.setup.max_calls_per_step, len(reply.tool_calls)
-    if asked <= limit:
-        return reply
-    step.records["budget"] = {"calls_asked": asked, "calls_kept": limit}
-    run.note(step, "budget", "Cut", f"the reply made {asked} tool calls; only the first {limit} "
-             "were acted on")
-    return dataclasses.replace(reply, tool_calls=reply.tool_calls[:limit])
 
 
 def _feed_back(run: Run, step: Step, exc: OutputParseError) -> Iterator[Event]:

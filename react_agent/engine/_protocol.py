@@ -90,7 +90,7 @@ def reply_schema(toolbox: Toolbox, output: dict[str, Any] | None = None, *,
         }
         for tool in toolbox.values()
     ]
-    options: list[dict[str, Any]] = [*calls, final] if final_answer or not calls else calls
+    options: list[dict[str, Any]] = [*calls, final] if final_answer or not calls else [*calls]
     if calls:
         options.insert(len(calls), {"type": "array", "items": {"anyOf": calls}, "minItems": 1})
     schema: dict[str, Any] = {

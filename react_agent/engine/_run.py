@@ -56,6 +56,7 @@ Example: a policy that refuses a tool's fourth call in a run::
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 from collections.abc import Generator, Iterator
@@ -255,10 +256,10 @@ class Run:
         return ModelCallFinished(step)
 
     def read(self, step: Step, reply: ModelReply) -> Reply:
-        """The parsed reply of ``step``, recorded on it; the history keeps only the part of the
-        reply the step acts on (``reply.source``): prose around it and steps the model invented
-        after it would contradict the real observation (the raw reply stays in
-        ``step.raw_output``).
+        """The parsed reply of ``step``, recorded on it, with at most ``max_calls_per_step``
+        calls (a cut is noted); the history keeps only the part of the reply the step acts on
+        (``reply.source``): prose around it and steps the model invented after it would
+        contradict the real observation (the raw reply stays in ``step.raw_output``).
 
         Raises:
             OutputParseError: the reply holds no usable action (the model's mistake).
@@ -280,10 +281,21 @@ class Run:
             raise StopRun("internal_error", (
                 f"{step.error}. This is a bug in react-agent, not in the model: please report "
                 f"it with the reply (steps[{len(self.steps) - 1}].raw_output).")) from exc
-        step.reply = parsed
+        step.reply = parsed = self._within_a_step(step, parsed)
         if parsed.source and self.messages and self.messages[-1]["role"] == "assistant":
             self.messages[-1] = {"role": "assistant", "content": parsed.source}
         return parsed
+
+    def _within_a_step(self, step: Step, reply: Reply) -> Reply:
+        """``reply`` with at most ``max_calls_per_step`` calls (the first ones), before anything
+        looks at them; the cut is noted on ``step`` (``records["budget"]``)."""
+        limit, asked = self.setup.max_calls_per_step, len(reply.tool_calls)
+        if asked <= limit:
+            return reply
+        step.records["budget"] = {"calls_asked": asked, "calls_kept": limit}
+        self.note(step, "budget", "Cut", f"the reply made {asked} tool calls; only the first "
+                  f"{limit} were acted on")
+        return dataclasses.replace(reply, tool_calls=reply.tool_calls[:limit])
 
     # -- telling ----------------------------------------------------------------------------
 

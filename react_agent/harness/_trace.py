@@ -342,7 +342,8 @@ def replay_events(result: RunResult, system_prompt: str = "") -> Iterator[Event]
         problems = rejected.get("problems") if isinstance(rejected, dict) else None
         if step.final_answer is not None and isinstance(problems, list):
             yield OutputRejected(step, tuple(str(p) for p in problems), "")
-        elif step.final_answer is not None and step.origin is None:
+        elif step.final_answer is not None and step.in_history and step.origin not in (
+                "review", "best_effort"):  # (an answer a policy set aside is not in it)
             following = result.steps[n] if n < len(result.steps) else None
             draft = following is not None and following.origin == "review"
             yield FinalAnswer(step, step.final_answer, draft=draft,

@@ -573,6 +573,8 @@ def _answer_label(result: RunResult, n: int, step: Step) -> str:
         return "Best-effort answer (asked for after the last step)"
     if _is_draft(step, _following(result, n)):
         return "Draft answer (the review asked again)"
+    if not step.in_history:
+        return "Answer set aside (a policy asked again)"
     return "Final answer"
 
 

@@ -149,14 +149,19 @@ class MissedCall(Policy):
         except ModelError as exc:
             problem = f"asking for the call failed ({exc}); the answer stays"
         except OutputParseError as exc:
-            read, again.error = None, exc.problem
+            read, again.reply, again.error = None, None, exc.problem
+            problem = f"the call asked for was unusable ({exc.problem}); the answer stays"
         finally:  # an interrupt too leaves the history as it was
+            if read is not None and any(c.name not in run.setup.toolbox
+                                        for c in read.tool_calls):
+                problem = "the call asked for names a tool the run does not have; the answer stays"
+                read = None
             if read is None or not read.tool_calls:
                 run.messages[:] = history
                 again.in_history = False
         if read is None or not read.tool_calls:
             run.note(step, self.name, "Missed call", problem)
             return reply
+        step.in_history = False  # (before the event: an interrupt there keeps it so)
         yield ReplyParsed(again, read)
-        step.in_history = False
         return read

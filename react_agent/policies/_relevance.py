@@ -153,7 +153,7 @@ class Relevance(Policy):
         except ModelError as exc:
             again.error = f"asking for the final answer failed ({exc}); the calls run"
         except OutputParseError as exc:
-            read, again.error = None, exc.problem
+            read, again.reply, again.error = None, None, exc.problem
         finally:  # an interrupt too leaves the history as it was
             if read is None or read.final_answer is None:
                 run.messages[:] = history
@@ -163,8 +163,8 @@ class Relevance(Policy):
                      again.error.startswith("asking") else "no final answer came; the calls "
                      "run")
             return reply
+        step.in_history, step.tool_calls = False, []  # (before the event: an interrupt there)
         yield ReplyParsed(again, read)
-        step.in_history, step.tool_calls = False, []
         return dataclasses.replace(read, tool_calls=[])
 
 

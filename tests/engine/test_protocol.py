@@ -60,6 +60,20 @@ def test_reply_schema_accepts_exactly_the_protocol() -> None:
         assert not valid(schema, bad), bad
 
 
+def test_a_reply_schema_without_the_final_answer_holds_a_reply_to_calls() -> None:
+    schema = reply_schema(weather_toolbox(), final_answer=False)
+    json.dumps(schema)  # no branch refers to itself: it goes over the wire and into a grammar
+    Draft202012Validator.check_schema(schema)
+    call = {"name": "get_weather", "args": {"city": "Oslo"}}
+    assert valid(schema, {"thought": "t", "action": call})
+    assert valid(schema, {"thought": "t", "action": [call, call]})
+    assert not valid(schema, {"thought": "t", "action": {"final_answer": "ok"}})
+    assert not valid(schema, {"thought": "t", "action": [[call]]})
+    assert reply_schema(weather_toolbox()) == reply_schema(weather_toolbox(), final_answer=True)
+    assert valid(reply_schema(Toolbox([]), final_answer=False),  # no tools: an answer stays
+                 {"thought": "t", "action": {"final_answer": "ok"}})
+
+
 def test_reply_schema_leaves_out_what_grammars_choke_on() -> None:
     text = json.dumps(reply_schema(weather_toolbox()))
     assert '"default"' not in text and '"description"' not in text

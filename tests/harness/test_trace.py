@@ -365,6 +365,20 @@ def test_a_review_record_of_any_shape_replays(tmp_path: Path) -> None:
         assert answer.draft and answer.reasons == reasons
 
 
+def test_an_answer_a_policy_set_aside_replays_as_no_final_answer() -> None:
+    from react_agent import Agent, ScriptedModel
+    from react_agent.policies import MissedCall, default_policies
+
+    replies = [json.dumps({"thought": "t", "action": {"final_answer": "From memory."}}),
+               ModelReply("yes", choices={"yes": 0.9, "no": 0.1}), REPLIES[0],
+               json.dumps({"thought": "t", "action": {"final_answer": "Sunny."}})]
+    policies = default_policies(use=[MissedCall()], off=["review"])
+    run = Agent(ScriptedModel(replies), weather(), policies=policies).run("Weather?")
+    assert run.final_answer == "Sunny."
+    answers = [e.text for e in replay_events(run) if isinstance(e, FinalAnswer)]
+    assert answers == ["Sunny."]
+
+
 def test_max_steps_best_effort_is_traced(tmp_path: Path) -> None:
     replies = [REPLIES[0], json.dumps({"thought": "t", "action": {"final_answer": "maybe"}})]
     traced_run(tmp_path / "t.jsonl", replies, max_steps=1)

@@ -251,6 +251,24 @@ def test_a_policys_question_is_a_question_not_an_unusable_reply() -> None:
     assert '<span class="what">question (relevance): yes</span>' in timeline
 
 
+def test_an_answer_a_policy_set_aside_is_not_shown_as_the_final_answer() -> None:
+    from react_agent.policies import MissedCall
+
+    replies = [json.dumps({"thought": "t", "action": {"final_answer": "From memory."}}),
+               ModelReply("yes", choices={"yes": 0.9, "no": 0.1}),
+               json.dumps({"thought": "t", "action": {"name": "get_weather",
+                                                      "args": {"city": "Paris"}}}),
+               json.dumps({"thought": "t", "action": {"final_answer": "Sunny."}})]
+    policies = default_policies(use=[MissedCall()], off=["review"])
+    result = Agent(ScriptedModel(replies), toolbox(), policies=policies).run("Weather?")
+    page = render_view(result)
+    first = re.search(r'<details class="step[^"]*" id="e0t0s1".*?</details>', page, re.S)
+    assert first is not None and "Answer set aside" in first.group()
+    assert "Final answer" not in first.group()
+    last = re.search(r'<details class="step[^"]*" id="e0t0s4".*?</details>', page, re.S)
+    assert last is not None and "Final answer" in last.group()
+
+
 # -- the command line ---------------------------------------------------------------------------
 def test_view_command(trace_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from react_agent.cli import main

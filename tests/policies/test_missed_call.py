@@ -4,8 +4,10 @@ focused question whether a tool shown fits, and the call asked for instead
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 from helpers import act, final, weather_and_units
@@ -17,10 +19,14 @@ from react_agent import (
     ModelError,
     ModelReply,
     ScriptedModel,
+    Step,
     Toolbox,
 )
+from react_agent.engine import Policy, Run
 from react_agent.events import AnswerToken, PolicyNote
+from react_agent.parsing import parse_error
 from react_agent.policies import MissedCall, Relevance, default_policies
+from react_agent.types import Reply
 
 YES = ModelReply("yes", choices={"yes": 0.9, "no": 0.1})
 DOUBT = ModelReply("yes", choices={"yes": 0.6, "no": 0.4})  # "yes", but below the threshold
@@ -206,3 +212,65 @@ def test_a_resumed_run_whose_call_ran_is_not_asked() -> None:
 def test_bad_options_are_the_developers_error(options: dict[str, Any]) -> None:
     with pytest.raises(ConfigError):
         MissedCall(**options)
+
+
+def test_the_calls_asked_for_are_held_to_the_calls_a_step_may_make() -> None:
+    tools, ran = weather_and_units()
+    three = json.dumps(
+        {"thought": "t", "action": [{"name": "get_weather", "args": {"city": c}}
+                                    for c in ("Paris", "Rome", "Oslo")]})
+    model = ScriptedModel([final("Sunny."), YES, three, final("done")])
+    agent = Agent(model, tools, max_calls_per_step=1,
+                  policies=default_policies(use=[MissedCall()], off=["review"]))
+    result = agent.run("Weather in Paris, Rome and Oslo?")
+    assert ran == ["weather Paris"]
+    assert result.steps[2].records["budget"] == {"calls_asked": 3, "calls_kept": 1}
+
+
+def test_calls_asked_for_that_name_no_tool_of_the_run_keep_the_answer() -> None:
+    agent, _, ran = _agent([final("Sunny."), YES, act("get_forecast", city="Paris")])
+    result = agent.run("Weather in Paris?")
+    assert ran == [] and result.final_answer == "Sunny." and result.steps[0].in_history
+    assert any("names a tool the run does not have" in n[2] for n in result.steps[0].notes)
+
+
+@dataclass(frozen=True)
+class _NoEmail(Policy):
+    name: ClassVar[str] = "no_email"
+
+    def after_reply(self, run: Run, step: Step, reply: Reply) -> Reply | None:
+        if any(c.name == "send_email" for c in reply.tool_calls):
+            raise parse_error("no_email", "Emails are not sent here.")
+        return reply
+
+
+def test_a_call_asked_for_that_another_policy_refuses_keeps_the_answer_and_says_why() -> None:
+    tools, sent = weather_and_units()
+    tools.add(lambda to: sent.append(to) or "sent", name="send_email",
+              description="Send an email.")
+    model = ScriptedModel([final("Done."), YES, act("send_email", to="x@example.com")])
+    policies = [*default_policies(use=[MissedCall()], off=["review"]), _NoEmail()]
+    result = Agent(model, tools, policies=policies).run("Email my landlord.")
+    assert result.final_answer == "Done." and sent == []
+    again = result.steps[2]
+    assert again.reply is None and again.error and not again.in_history
+    assert any("unusable (Emails are not sent here.)" in n[2] for n in result.steps[0].notes)
+
+
+def test_an_interrupt_at_the_event_of_the_calls_asked_for_leaves_consistent_steps() -> None:
+    from react_agent.events import ReplyParsed, RunFinished
+
+    agent, _, ran = _agent([final("Sunny."), YES, act("get_weather", city="Paris")])
+    events = agent.iter("Weather in Paris?")
+    finished = None
+    for event in events:
+        if isinstance(event, ReplyParsed) and event.step.origin == "missed_call":
+            finished = events.throw(KeyboardInterrupt())
+            break
+    while not isinstance(finished, RunFinished):
+        finished = next(events)
+    result = finished.result
+    assert result.status == "interrupted" and ran == []
+    in_history = [s for s in result.steps if s.in_history]
+    assert [s.origin for s in in_history] == ["missed_call"]
+    assert "Sunny" not in str(result.messages)
