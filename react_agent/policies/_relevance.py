@@ -169,19 +169,24 @@ class Relevance(Policy):
 
 
 _YES_OR_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+_UNFINISHED_REASONING = re.compile(r"\s*<think>", re.IGNORECASE)
 
 
 def yes_probability(choices: Any, text: str) -> float | None:
     """The probability of "yes": from ``choices`` where the backend gave them (a number in
     [0, 1] under ``"yes"``), else 1 or 0 by the first "yes" or "no" in the first 200
     characters of the reply after any reasoning (``<think>...</think>``); ``None`` when there
-    is neither, or ``choices`` is not such a mapping (a backend's bug: the calls run)."""
+    is neither, when the reply opens reasoning and never closes it, or when ``choices`` is not
+    such a mapping (a backend's bug: the calls run)."""
     if choices is not None:
         yes = choices.get("yes") if isinstance(choices, dict) else None
         if isinstance(yes, bool) or not isinstance(yes, int | float) \
                 or not math.isfinite(yes) or not 0 <= yes <= 1:
             return None
         return float(yes)
-    found = _YES_OR_NO.search(strip_reasoning(str(text))[:200])
+    text = str(text)
+    if _UNFINISHED_REASONING.match(text) and "</think>" not in text.lower():
+        return None  # the reasoning never ended: no answer was given
+    found = _YES_OR_NO.search(strip_reasoning(text)[:200])
     return None if found is None else 1.0 if found[1].lower() == "yes" else 0.0
 

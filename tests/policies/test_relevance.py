@@ -98,6 +98,9 @@ def test_a_backend_without_probabilities_answers_in_words() -> None:
     assert yes_probability(None, "no") == 0.0
     assert yes_probability(None, "Maybe.") is None
     assert yes_probability(None, "") is None
+    # reasoning that never ends gave no answer, whatever words it weighs
+    assert yes_probability(None, "<think>Let me see, yes the tool could, but no") is None
+    assert yes_probability(None, "<think>so</think> yes") == 1.0
     assert yes_probability({"yes": 0.4, "no": 0.6}, "no") == 0.4
 
 
