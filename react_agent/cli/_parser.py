@@ -92,8 +92,9 @@ def _backend_options() -> _Parser:
     )
     backend.add_argument(
         "--with-policy", action="append", default=[], choices=ORDER, metavar="NAME",
-        help="add a small-model policy the model does not get by default (repeatable), e.g. "
-             "held_calls for a small model behind --base-url",
+        help="add a small-model policy the model does not get by default (repeatable): "
+             "routing, unknown_args, relevance, missed_call, provenance, announced; held_calls "
+             "for a small model behind --base-url",
     )
     backend.add_argument(
         "--without-policy", action="append", default=[], choices=ORDER, metavar="NAME",
@@ -258,7 +259,8 @@ def _serve_command(sub: _Commands) -> None:
                             "environment variables (the otel extra; see docs/view.md)")
     serve.add_argument(
         "--with-policy", action="append", default=[], choices=ORDER, metavar="NAME",
-        help="add a small-model policy to each turn (repeatable), e.g. unknown_args",
+        help="add a small-model policy to each turn (repeatable): unknown_args, relevance, "
+             "missed_call, provenance, announced; held_calls for --base-url",
     )
     serve.add_argument(
         "--without-policy", action="append", default=[], choices=ORDER, metavar="NAME",

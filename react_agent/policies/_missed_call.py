@@ -103,14 +103,17 @@ class MissedCall(Policy):
         yield run.answered(question, answer, keep=False)
         yes = yes_probability(answer.choices, answer.text)
         question.records[self.name] = {"yes": yes, "tools": chosen.names}
+        tools = ", ".join(chosen.names) if len(chosen) == 1 else \
+            f"one of {', '.join(chosen.names)}"
         if yes is None or yes < self.threshold:
-            said = "neither yes nor no" if yes is None else f"{yes:.0%} 'yes'"
-            run.note(step, self.name, "Missed call", f"asked whether {', '.join(chosen.names)} "
-                     f"fits the task: {said}; the answer stays")
+            said = "neither yes nor no" if yes is None else \
+                f"{yes:.0%} 'yes', below {self.threshold:.0%}"
+            run.note(step, self.name, "Missed call", f"asked whether {tools} fits the task: "
+                     f"{said}; the answer stays")
             return reply
-        run.note(step, self.name, "Missed call", f"the model gives {', '.join(chosen.names)} "
-                 f"{yes:.0%} of 'yes' to fitting the task; asking for the call instead of the "
-                 "answer")
+        run.note(step, self.name, "Missed call", f"asked whether {tools} fits the task: "
+                 f"{yes:.0%} 'yes', at least {self.threshold:.0%}; asking for the call instead "
+                 "of the answer")
         yield from run.flush()
         return (yield from self._call_instead(run, step, reply))
 

@@ -121,10 +121,12 @@ class Relevance(Policy):
             return reply
         if yes >= self.threshold:
             run.note(step, self.name, "Relevance", f"the model gives {', '.join(chosen.names)} "
-                     f"{yes:.0%} of 'yes' to fitting the task; the calls run")
+                     f"{yes:.0%} of 'yes' to fitting the task (at least {self.threshold:.0%}); "
+                     "the calls run")
             return reply
         run.note(step, self.name, "Relevance", f"the model gives {', '.join(chosen.names)} "
-                 f"{yes:.0%} of 'yes' to fitting the task; asking for the final answer instead")
+                 f"{yes:.0%} of 'yes' to fitting the task (below {self.threshold:.0%}); asking "
+                 "for the final answer instead")
         yield from run.flush()
         return (yield from self._answer_instead(run, step, reply))
 

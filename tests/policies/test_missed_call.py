@@ -71,7 +71,7 @@ def test_an_answer_from_memory_where_a_tool_fits_becomes_the_call() -> None:
     assert "sunny" not in str(result.messages)
     notes = [e for e in events if isinstance(e, PolicyNote)]
     assert [(n.step, n.policy) for n in notes] == [(first, "missed_call")]
-    assert "90% of 'yes'" in notes[0].text
+    assert "one of get_weather, convert fits the task: 90% 'yes', at least 80%" in notes[0].text
     # the answer set aside was never streamed as the answer
     assert not [e for e in events if isinstance(e, AnswerToken) and "sunny" in e.text]
 
@@ -84,7 +84,7 @@ def test_an_answer_the_question_doubts_stays() -> None:
     assert result.steps[0].in_history
     assert len(model.calls) == 2
     notes = [n for s in result.steps for n in s.notes]
-    assert any("60% 'yes'" in n[2] and "the answer stays" in n[2] for n in notes)
+    assert any("60% 'yes', below 80%; the answer stays" in n[2] for n in notes)
 
 
 @pytest.mark.parametrize("again", [
