@@ -24,6 +24,10 @@ from ..types import Reply, Step
 from ._relevance import CHOICES, question_messages, yes_probability
 from ._routing import tool_text
 
+MAX_TOOLS_UNRANKED = 32
+"""The most tools the question shows when none shares a word with the task (the first ones):
+a bound on its prompt, whatever the toolbox."""
+
 QUESTION = ("policies/missed_call_system", "policies/missed_call_question")
 """The question's templates: whether one of the tools can do what the user asks (the whole of
 it; Relevance asks whether the request needs what a called tool does, even as one step)."""
@@ -57,7 +61,8 @@ class MissedCall(Policy):
             because a final answer where no tool fits must stay (tuned on the docs'
             measurements page).
         max_tools: the most tools the question shows: with more shown, those whose words
-            match the task best (:func:`~react_agent._lexical.rank`, as routing does).
+            match the task best (:func:`~react_agent._lexical.rank`, as routing does); when
+            none does, the first :data:`MAX_TOOLS_UNRANKED` shown.
 
     Raises:
         ConfigError: ``threshold`` is not in (0, 1] or ``max_tools`` is less than 1.
@@ -119,11 +124,14 @@ class MissedCall(Policy):
 
     def _tools(self, run: Run) -> Toolbox:
         """The tools shown, at most :attr:`max_tools` of them: those that match the task
-        best, in the order they are shown."""
+        best, in the order they are shown; when no tool shares a word with the task ("What
+        is 1234 * 5678?"), the first :data:`MAX_TOOLS_UNRANKED`."""
         tools = list(run.setup.shown.values())
         if len(tools) <= self.max_tools:
             return run.setup.shown
         scores = rank(run.task, [tool_text(t) for t in tools])
+        if max(scores) <= 0:
+            return Toolbox(tools[:MAX_TOOLS_UNRANKED])
         best = sorted(range(len(tools)), key=lambda i: (-scores[i], i))[:self.max_tools]
         return Toolbox([tools[i] for i in sorted(best)])
 

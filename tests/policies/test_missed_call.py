@@ -169,6 +169,21 @@ def test_with_many_tools_the_question_shows_those_that_match_the_task() -> None:
     assert sum(f"tool_{n}" in model.calls[1][1]["content"] for n in range(5)) == 1
 
 
+def test_with_many_tools_and_no_word_in_common_the_question_shows_them_all_up_to_a_bound(
+) -> None:
+    from react_agent.policies._missed_call import MAX_TOOLS_UNRANKED
+
+    for count, asked in ((6, 6), (MAX_TOOLS_UNRANKED + 5, MAX_TOOLS_UNRANKED)):
+        toolbox = Toolbox()
+        for n in range(count):
+            toolbox.add(lambda: "none", name=f"tool_{n}", description=f"Look up topic {n}.")
+        model = ScriptedModel([final("700002"), DOUBT])
+        agent = Agent(model, toolbox, policies=default_policies(
+            use=[MissedCall(max_tools=2)], off=["review"]))
+        result = agent.run("1234 * 5678 = ?")
+        assert len(result.steps[1].records["missed_call"]["tools"]) == asked
+
+
 def test_it_comes_after_relevance_and_calls_it_gives_are_not_asked_about_again() -> None:
     tools, ran = weather_and_units()
     model = ScriptedModel([final("Sunny."), YES, act("get_weather", city="Paris"),
