@@ -1,11 +1,11 @@
 """An answer given without a tool where a tool fits: the focused question, the other way round.
 
 A small model offered a tool that computes, looks up or defines what the user asks sometimes
-answers from memory instead ("1234 * 5678 = 700002"), or says it did what no tool did. Asked
-directly, in a call of its own, whether one of the tools shown can do what the user asks (as
-:class:`~react_agent.policies.Relevance` asks about the tools a reply calls), the same model
-says yes with more confidence than where no tool fits; above a high threshold, the reply is
-asked again held to a call.
+answers from memory instead (a product of two large numbers worked out wrongly), or says it
+did what no tool did. Asked directly, in a call of its own, whether one of the tools shown can
+do what the user asks (as :class:`~react_agent.policies.Relevance` asks about the tools a reply
+calls), the same model says yes with more confidence than where no tool fits; above a high
+threshold, the reply is asked again held to a call.
 """
 
 from __future__ import annotations
@@ -124,8 +124,8 @@ class MissedCall(Policy):
 
     def _tools(self, run: Run) -> Toolbox:
         """The tools shown, at most :attr:`max_tools` of them: those that match the task
-        best, in the order they are shown; when no tool shares a word with the task ("What
-        is 1234 * 5678?"), the first :data:`MAX_TOOLS_UNRANKED`."""
+        best, in the order they are shown; when no tool shares a word with the task (bare
+        arithmetic), the first :data:`MAX_TOOLS_UNRANKED`."""
         tools = list(run.setup.shown.values())
         if len(tools) <= self.max_tools:
             return run.setup.shown

@@ -177,10 +177,10 @@ def test_with_many_tools_and_no_word_in_common_the_question_shows_them_all_up_to
         toolbox = Toolbox()
         for n in range(count):
             toolbox.add(lambda: "none", name=f"tool_{n}", description=f"Look up topic {n}.")
-        model = ScriptedModel([final("700002"), DOUBT])
+        model = ScriptedModel([final("4,000,000"), DOUBT])
         agent = Agent(model, toolbox, policies=default_policies(
             use=[MissedCall(max_tools=2)], off=["review"]))
-        result = agent.run("1234 * 5678 = ?")
+        result = agent.run("2718 * 1414 = ?")
         assert len(result.steps[1].records["missed_call"]["tools"]) == asked
 
 
