@@ -21,7 +21,7 @@ from ..errors import ConfigError, ModelError, OutputParseError
 from ..events import ReplyParsed
 from ..tools import Toolbox
 from ..types import Reply, Step
-from ._relevance import CHOICES, question_messages, yes_probability
+from ._relevance import CHOICES, ask_yes_or_no, question_messages
 from ._routing import tool_text
 
 MAX_TOOLS_UNRANKED = 32
@@ -97,17 +97,14 @@ class MissedCall(Policy):
             return reply
         run.state(self)["asked"] = True
         chosen = self._tools(run)
-        question = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         try:
-            answer = yield from run.ask(question_messages(chosen, run.task, *QUESTION), question,
-                                        choices=self.choices, answer_tokens=False)
+            yes = yield from ask_yes_or_no(run, self.name, chosen,
+                                           question_messages(chosen, run.task, *QUESTION),
+                                           self.choices)
         except ModelError as exc:
-            question.error = f"the question whether a tool fits failed ({exc}); the answer stays"
-            run.note(step, self.name, "Missed call", question.error)
+            run.note(step, self.name, "Missed call",
+                     f"the question whether a tool fits failed ({exc}); the answer stays")
             return reply
-        yield run.answered(question, answer, keep=False)
-        yes = yes_probability(answer.choices, answer.text)
-        question.records[self.name] = {"yes": yes, "tools": chosen.names}
         tools = ", ".join(chosen.names) if len(chosen) == 1 else \
             f"one of {', '.join(chosen.names)}"
         if yes is None or yes < self.threshold:

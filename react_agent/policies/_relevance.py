@@ -103,17 +103,13 @@ class Relevance(Policy):
         if not len(chosen):
             return reply  # only unknown tools: the invoker says so, and a later reply is asked
         state["asked"] = True
-        question = Step(index=len(run.steps) + 1, origin=self.name, in_history=False)
         try:
-            answer = yield from run.ask(question_messages(chosen, run.task), question,
-                                        choices=self.choices, answer_tokens=False)
+            yes = yield from ask_yes_or_no(run, self.name, chosen,
+                                           question_messages(chosen, run.task), self.choices)
         except ModelError as exc:
-            question.error = f"the relevance question failed ({exc}); the calls run"
-            run.note(step, self.name, "Relevance", question.error)
+            run.note(step, self.name, "Relevance",
+                     f"the relevance question failed ({exc}); the calls run")
             return reply
-        yield run.answered(question, answer, keep=False)
-        yes = yes_probability(answer.choices, answer.text)
-        question.records[self.name] = {"yes": yes, "tools": chosen.names}
         if yes is None:
             run.note(step, self.name, "Relevance", "the answer to whether "
                      f"{', '.join(chosen.names)} fits the task was neither yes nor no; the "
@@ -168,6 +164,24 @@ class Relevance(Policy):
         step.in_history, step.tool_calls = False, []  # (before the event: an interrupt there)
         yield ReplyParsed(again, read)
         return dataclasses.replace(read, tool_calls=[])
+
+
+def ask_yes_or_no(run: Run, name: str, chosen: Toolbox, messages: list[Message],
+                  choices: tuple[str, str] = CHOICES) -> Generator[Request, Any, float | None]:
+    """Ask the focused question ``messages`` about the tools ``chosen`` on a step of its own
+    (``origin=name``, not in the history), recorded there as ``records[name] = {"yes": p,
+    "tools": [names]}``: the probability of "yes" (:func:`yes_probability`), ``None`` when the
+    answer was neither yes nor no.
+
+    Raises:
+        ModelError: the backend failed (the question's step is not recorded).
+    """
+    question = Step(index=len(run.steps) + 1, origin=name, in_history=False)
+    answer = yield from run.ask(messages, question, choices=choices, answer_tokens=False)
+    yield run.answered(question, answer, keep=False)
+    yes = yes_probability(answer.choices, answer.text)
+    question.records[name] = {"yes": yes, "tools": chosen.names}
+    return yes
 
 
 _YES_OR_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
