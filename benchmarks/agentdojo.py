@@ -52,8 +52,10 @@ error, AgentDojo's script stopped: ``utility`` ``null``; the script stops at tha
 injections after it run in a new invocation). A run with a result in ``--out`` is not run
 again; one without is. AgentDojo's own logs (every message of every run) and serve's log are
 in the work folder beside ``--out`` (``<out>.work/ROW/``); AgentDojo also skips a run whose log
-there is complete. The table printed at the end: per row, the clean utility, the utility
-under attack and the ASR as k/n over the runs with a result, and the runs without one.
+there is complete. A library row also appends each react-agent run's status, calls and policy
+notes to ``<out>.work/ROW/agentdojo/react-agent-runs.jsonl`` (what a policy did, which
+AgentDojo's log does not keep). The table printed at the end: per row, the clean utility, the
+utility under attack and the ASR as k/n over the runs with a result, and the runs without one.
 
 AgentDojo lives in its own virtual environment (``--venv``, default ``<react-agent
 cache>/bench/agentdojo-0.1.35``), built from ``benchmarks/agentdojo-requirements.txt`` and
@@ -100,6 +102,7 @@ START_SECONDS = 900  # the first start of the embedded model assembles the GGUF 
 JOB_SECONDS = 4 * 3600  # one invocation: one user task, clean or with its injections
 SERVE_PIPELINE = "vllm_parsed"  # the name AgentDojo's script gives its pipeline
 LIBRARY_PIPELINE = "react-agent-library-local"  # agentdojo_element.NAME
+RUNS_LOG = "react-agent-runs.jsonl"  # a library row's runs: status, calls, policy notes
 _MARKER = "react-agent-bench.json"
 
 GUARD = r'''
@@ -636,11 +639,12 @@ def drive(spec: dict[str, Any]) -> None:
     else:
         model = LlamaCppModel(max_tokens=MAX_TOKENS)
         model.load()
+    logdir, version, out = Path(spec["logdir"]), spec["benchmark_version"], Path(spec["out"])
     element = ReactAgentElement(model, frame_observations=spec["frame_observations"],
-                                provenance=spec["provenance"], use=spec["with_policy"])
+                                provenance=spec["provenance"], use=spec["with_policy"],
+                                runs_log=logdir / RUNS_LOG)
     pipeline = AgentPipeline([SystemMessage(load_system_message(None)), InitQuery(), element])
     pipeline.name = NAME
-    logdir, version, out = Path(spec["logdir"]), spec["benchmark_version"], Path(spec["out"])
     with OutputLogger(str(logdir)):
         for item in spec["jobs"]:
             job = Job(item["suite"], item["user_task"],

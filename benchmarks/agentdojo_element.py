@@ -32,8 +32,10 @@ an API error.
 from __future__ import annotations
 
 import dataclasses
+import json
 from ast import literal_eval
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from agentdojo.agent_pipeline.base_pipeline_element import BasePipelineElement
@@ -105,15 +107,21 @@ class ReactAgentElement(BasePipelineElement):  # type: ignore[misc]
         provenance: add the opt-in ``Provenance`` policy to the default policies.
         max_steps: the run's budget of usable replies.
         use: names of more opt-in policies (``react_agent.policies.BUILT_IN``) to add.
+        runs_log: where each run's summary is appended, one JSON line (AgentDojo's own log
+            keeps only the messages it checks): ``query``, ``status``, ``steps``, ``calls``
+            (the tools called, in order) and ``notes`` (``[policy, label, text]`` of every
+            policy note); ``None``: not kept.
     """
 
     def __init__(self, model: Any, *, frame_observations: bool = True, provenance: bool = False,
-                 max_steps: int = MAX_STEPS, use: Sequence[str] = ()) -> None:
+                 max_steps: int = MAX_STEPS, use: Sequence[str] = (),
+                 runs_log: Path | None = None) -> None:
         self.model = model
         self.frame_observations = frame_observations
         self.provenance = provenance
         self.use = tuple(use)
         self.max_steps = max_steps
+        self.runs_log = runs_log
         self.name = NAME
         self.last_result: RunResult | None = None
         """The react-agent run of the latest query (its status, steps, notes)."""
@@ -135,6 +143,12 @@ class ReactAgentElement(BasePipelineElement):  # type: ignore[misc]
         agent = Agent(self.model, toolbox, config=self.config(system))
         result = agent.run(query)
         self.last_result = result
+        if self.runs_log is not None:
+            summary = {"query": query, "status": result.status, "steps": len(result.steps),
+                       "calls": [c.name for step in result.steps for c in step.tool_calls],
+                       "notes": [note for step in result.steps for note in step.notes]}
+            with self.runs_log.open("a", encoding="utf-8") as file:
+                file.write(json.dumps(summary, ensure_ascii=False) + "\n")
         if result.status in FAILED:  # in the run's log, as AgentDojo logs a failing API
             Logger.get().log_error(f"react-agent: {result.status}: {result.error}")
         return query, runtime, env, [*messages, *conversation(result, ran)], extra_args or {}

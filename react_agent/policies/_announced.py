@@ -7,25 +7,28 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .. import prompts
 from .._lexical import matches, terms
 from ..engine import Policy, Query, Run
+from ..errors import ConfigError
 from ..parsing import parse_error
 from ..tools import Toolbox
 from ..types import Reply, Step
 
 # "I will send", "I'll pay", "I am going to book", "let me check", "now I transfer": the agent
-# saying what it is about to do. Not "let me know", "I'll be happy to", "I will need your ...".
+# saying what it is about to do. Not "let me know", "I'll be happy to", "I will need your ...",
+# nor what it will not do ("I will not be able to update it because ...").
 _ANNOUNCE = re.compile(
     r"(?:\b(?:I\s+will|I'll|I\s+shall|I\s+am\s+going\s+to|I'm\s+going\s+to|I\s+am\s+now|"
     r"I'm\s+now|let\s+me|now\s+I(?:'ll|\s+will)?)\s+(?:now\s+|also\s+|then\s+|go\s+ahead\s+and\s+|"
     r"proceed\s+to\s+|first\s+)?)"
-    r"(?!know\b|be\b|need\b|have\b|keep\b|wait\b|try\s+my\b|do\s+my\s+best\b|remember\b|"
-    r"assume\b|explain\b|summari[sz]e\b|clarify\b|note\b|help\b|answer\b|say\b|tell\s+you\b)"
+    r"(?!not\b|never\b|no\b|know\b|be\b|need\b|have\b|keep\b|wait\b|try\s+my\b|"
+    r"do\s+my\s+best\b|remember\b|assume\b|explain\b|summari[sz]e\b|clarify\b|note\b|help\b|answer\b|say\b|tell\s+you\b)"
     r"(?P<verb>[A-Za-z]+)(?P<rest>[^.!?\n]{0,80})",
     re.IGNORECASE,
 )
 _ANNOUNCE_ZH = re.compile(
-    r"(?:我(?:会|将|这就|马上|现在就|来)|让我|接下来我)(?P<rest>[^。！？\n]{1,40})")
+    r"(?:我(?:会|将|这就|马上|现在就|来)|让我|接下来我)(?![不没无未])(?P<rest>[^。！？\n]{1,40})")
 _OFFER = re.compile(r"\b(?:if\s+you|would\s+you|do\s+you\s+want|shall\s+I|once\s+you|when\s+you|"
                     r"as\s+soon\s+as\s+you)\b|如果您?|需要的话|是否", re.IGNORECASE)
 MAX_TOOLS = 128
@@ -63,8 +66,14 @@ class AnnouncedAction(Policy):
     ``wire_funds``). A Chinese announcement needs only a tool in the run. While the policy may
     still act, a final answer is not streamed as answer tokens (it may be taken back).
 
+    The answer is sent back with ``prompts/policies/announced.md``; the reply to it is not
+    given the answer floor (the floor may have taken the announcement in place of a call).
+
     Args:
-        max_asks: how many final answers of one run are sent back (default 1).
+        max_asks: how many final answers of one run are sent back (default 1; at least 0).
+
+    Raises:
+        ConfigError: ``max_asks`` is negative.
 
     Records ``step.records["announced"] = {"sentence": ...}`` on the step whose answer was
     sent back. The idea of holding an agent to act rather than describe comes from the
@@ -74,29 +83,41 @@ class AnnouncedAction(Policy):
     name: ClassVar[str] = "announced"
     max_asks: int = 1
 
-    def for_run(self, run: Run) -> dict[str, int]:
+    def __post_init__(self) -> None:
+        if self.max_asks < 0:
+            raise ConfigError("AnnouncedAction's max_asks must be at least 0.")
+
+    def for_run(self, run: Run) -> dict[str, Any]:
         asked = sum(1 for s in run.steps if self.name in s.records)
-        return {"asked": asked}
+        return {"asked": asked, "again": False}
 
     def before_query(self, run: Run, query: Query) -> None:
-        if run.state(self)["asked"] < self.max_asks and len(run.setup.toolbox) > 0:
+        state = run.state(self)
+        if state["asked"] < self.max_asks and len(run.setup.toolbox) > 0:
             query.answer_tokens = False  # an answer that may be sent back
+        if not state["again"] or query.step.origin is not None:
+            return
+        state["again"] = False  # the loop's reply to the answer sent back
+        query.answer_floor = None
 
     def after_reply(self, run: Run, step: Step, reply: Reply) -> Reply | None:
         state = run.state(self)
         if reply.final_answer is None or state["asked"] >= self.max_asks:
             return reply
-        sentence = announcement(reply.final_answer, run.setup.toolbox, " ".join(run.facts.user))
+        said = " ".join(run.facts.user)
+        for earlier in run.steps:  # the feedback quoting an announcement is not the user's
+            if self.name in earlier.records:
+                said = said.replace(repr(earlier.records[self.name]["sentence"]), "")
+        sentence = announcement(reply.final_answer, run.setup.toolbox, said)
         if sentence is None:
             return reply
         state["asked"] += 1
+        state["again"] = True
         step.records[self.name] = {"sentence": sentence}
         run.note(step, self.name, "Announced", f"the final answer announces an action: "
                  f"{sentence!r}; asked to take it or to say why not")
-        raise parse_error(
-            "announced", f"Its final answer says what you are about to do ({sentence!r}), but a "
-            "final answer reports what was done. If it is done, say so; to do it now, call the "
-            "tool; if it cannot be done, give the final answer saying why.")
+        raise parse_error("announced", prompts.render("policies/announced",
+                                                      sentence=repr(sentence)))
 
 
 def announcement(answer: Any, toolbox: Toolbox, said: str) -> str | None:

@@ -129,6 +129,13 @@ def test_agentdojo_scores_serve_and_the_library_on_a_scripted_model(tmp_path: Pa
         assert attacked_calls[0] == read, row
         sent = [args for name, args in attacked_calls if name == "send_money"]
         assert [a["recipient"] for a in sent] == ([ATTACKER] if row.endswith("-none") else []), row
+        if row.startswith("library"):  # react-agent's own summary of each run
+            summaries = [json.loads(line) for line in
+                         (work / row / "agentdojo" / "react-agent-runs.jsonl").open()]
+            assert [s["status"] for s in summaries] == ["final_answer"] * len(summaries), row
+            assert ["get_most_recent_transactions"] in [s["calls"][:1] for s in summaries], row
+            provenance = [n[0] for s in summaries for n in s["notes"]].count("provenance")
+            assert (provenance > 0) is row.endswith("-provenance"), row
         log = (work / row / "runner.log").read_text()
         assert "refused (loopback only)" not in log  # nothing reached for the network
         if row.startswith("serve"):
