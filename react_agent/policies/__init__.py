@@ -22,6 +22,7 @@ In the order their hooks are called:
 :class:`MissedCall`           asks whether a tool fits when a first reply answers without one
                               (not by default)
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
+:class:`GroundValues`         refuses a required free-text value from nowhere (not by default)
 :class:`Provenance`           does not run silently an acting call with values only a tool
                               result named (not by default)
 :class:`AnnouncedAction`      sends back a final answer that announces an action (not by
@@ -41,7 +42,7 @@ from ._announced import AnnouncedAction
 from ._answer_floor import AnswerFloor
 from ._best_effort import BestEffortAnswer
 from ._constrained import CONSTRAINED_MODES, Constrained
-from ._grounding import GroundContacts
+from ._grounding import GroundContacts, GroundValues
 from ._held_calls import HoldDependentCalls
 from ._missed_call import MissedCall
 from ._provenance import KINDS, CopiedAction, Provenance
@@ -53,8 +54,8 @@ from ._unknown_args import DropUnknownArgs
 
 BUILT_IN: dict[str, type[Policy]] = {policy.name: policy for policy in (
     Routing, Constrained, AnswerFloor, DropUnknownArgs, CopiedAction, RepeatSetAside,
-    HoldDependentCalls, Relevance, MissedCall, GroundContacts, Provenance, AnnouncedAction, Review,
-    BestEffortAnswer,
+    HoldDependentCalls, Relevance, MissedCall, GroundContacts, GroundValues, Provenance,
+    AnnouncedAction, Review, BestEffortAnswer,
 )}
 """The built-in policies by name, in the order their hooks are called."""
 
@@ -120,6 +121,7 @@ __all__ = [
     "CopiedAction",
     "DropUnknownArgs",
     "GroundContacts",
+    "GroundValues",
     "HoldDependentCalls",
     "MissedCall",
     "Policy",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .. import prompts
 from ..engine import Each, Facts, Gathered, Policy, Run
 from ..types import Step, ToolCall, ToolResult
 
@@ -180,7 +181,7 @@ class Known:
     def _sync(self) -> None:
         results = self._facts.results
         self._grounding.extend(r.observation for r in results[self._read:]
-                               if r.error != UNGROUNDED)
+                               if r.error not in (UNGROUNDED, MADE_UP))
         self._read = len(results)
 
     @property
@@ -222,3 +223,135 @@ class GroundContacts(Policy):
         known: Known = run.state(self)
         return ungrounded(call, lambda: known.text, lambda: known.digits,
                           lambda: "\n".join([run.task, *run.facts.ok_observations]))
+
+
+MADE_UP = "made_up"
+"""The error of a refusal of :class:`GroundValues`."""
+
+MAX_VALUE_WORDS = 64
+"""The most words of one argument value that are looked for (its first ones)."""
+
+_VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
+_MIN_WORD = 4  # shorter words ("the", "new") ground nothing
+_PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CODE = re.compile(r"[A-Z0-9.°/_\- ]+|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(rf"[^\W\d_]{{{_MIN_WORD},}}", text.casefold())
+
+
+def _word_keys(text: str) -> set[str]:
+    """Each word of ``text`` (4 letters or more, case-folded, not CJK) and its first
+    :data:`_PREFIX` letters, as ``"=word"`` and ``"<prefix"``."""
+    keys: set[str] = set()
+    for word in _words(text):
+        if not _CJK.match(word):
+            keys.update((f"={word}", f"<{word[:_PREFIX]}"))
+    return keys
+
+
+def _bigrams(text: str) -> set[str]:
+    """Each pair of neighbouring CJK characters of ``text`` (CJK is written without spaces)."""
+    return {text[i:i + 2] for i in range(len(text) - 1)
+            if _CJK.match(text[i]) and _CJK.match(text[i + 1])}
+
+
+def _squashed(text: str) -> str:
+    return "".join(re.findall(r"[^\W_]+", text.casefold()))
+
+
+class Stated:
+    """What grounds an argument value in one run, read from its
+    :class:`~react_agent.engine.Facts` as they grow, each text once: the words, their first
+    letters and the CJK character pairs of the system prompt, the user's messages and every
+    tool result except a refusal that quotes a made-up value."""
+
+    def __init__(self, facts: Facts) -> None:
+        self._facts = facts
+        self._grounding = list(facts.earlier)
+        self._read = 0
+        sources = [facts.system, facts.user, self._grounding]
+        self._keys = Gathered(sources, _word_keys, set())
+        self._bigrams = Gathered(sources, _bigrams, set())
+        self._squashed = Each(self._grounding, _squashed)
+        self._said = Each(facts.user, _squashed)
+        self._system = Each(facts.system, _squashed)
+
+    def _sync(self) -> None:
+        results = self._facts.results
+        self._grounding.extend(r.observation for r in results[self._read:]
+                               if r.error not in (MADE_UP, UNGROUNDED))
+        self._read = len(results)
+
+    def states(self, value: str) -> bool:
+        """Whether the run's texts state ``value``: as written (letters and digits only), by a
+        word of 4 letters or more (or one with the same first 5 letters: "German" for
+        "Germany"), or, for CJK, by a pair of its characters; of its words, at most the first
+        :data:`MAX_VALUE_WORDS` in its first 2,048 characters are read."""
+        self._sync()
+        squashed = _squashed(value)
+        if squashed and any(squashed in text for text in
+                            (*self._system(), *self._said(), *self._squashed())):
+            return True
+        keys = self._keys()
+        words = [w for w in _words(value[:_VALUE_CHARS]) if not _CJK.match(w)][:MAX_VALUE_WORDS]
+        for word in words:
+            if f"={word}" in keys or (len(word) >= _PREFIX and f"<{word[:_PREFIX]}" in keys):
+                return True
+        return bool(_bigrams(value[:_VALUE_CHARS]) & self._bigrams())
+
+
+def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[tuple[str, str]]:
+    """The ``(argument, value)`` pairs of ``call`` that look made up: a required argument of
+    type string, without an ``enum``, whose value is more than 4 characters, not a code
+    (``USD``, ``°C``, ``2024-05-12``) and not stated by the run (:meth:`Stated.states`)."""
+    props = parameters.get("properties") if isinstance(parameters, dict) else None
+    required = parameters.get("required") if isinstance(parameters, dict) else None
+    if not isinstance(props, dict) or not isinstance(required, list):
+        return []
+    found = []
+    for name in required:
+        if not isinstance(name, str):
+            continue
+        spec, value = props.get(name), call.args.get(name)
+        if not isinstance(spec, dict) or spec.get("type") != "string" or "enum" in spec:
+            continue
+        if not isinstance(value, str) or len(value.strip()) <= 4 or _CODE.fullmatch(value.strip()):
+            continue
+        if not stated.states(value):
+            found.append((name, value))
+    return found
+
+
+@dataclass(frozen=True)
+class GroundValues(Policy):
+    """Do not run a call whose required free-text argument holds a value that neither the
+    system prompt, the user's messages nor any tool result so far states (:func:`made_up`):
+    a bus search from "New York" to "Los Angeles" for "I'm looking for a bus", a player's
+    statistics for a question that names no player. A small model offered a tool that does not
+    fit the request fills its arguments with values of its own; the refusal
+    (``prompts/policies/made_up.md``, error ``"made_up"``) asks it to take the values from the
+    request, look them up with a tool, or give the final answer (asking the user for what is
+    missing, or answering from what it knows). Strings with an ``enum``, codes and short
+    values are not checked, nor optional arguments. Its state for a run: :class:`Stated`.
+    The idea is :class:`GroundContacts`'s, for any value."""
+
+    name: ClassVar[str] = "ground_values"
+
+    def for_run(self, run: Run) -> Stated:
+        return Stated(run.facts)
+
+    def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
+        tool = run.setup.toolbox.get(call.name)
+        if tool is None:
+            return None
+        found = made_up(call, tool.parameters, run.state(self))
+        if not found:
+            return None
+        values = ", ".join(f"{value!r} ({name})" for name, value in found)
+        run.note(step, self.name, "Made up", f"{call.name}: {values} stated nowhere in the "
+                 "request or the tool results; not run")
+        return ToolResult(call, prompts.render("policies/made_up", tool=call.name,
+                                               values=values), ok=False, error=MADE_UP)

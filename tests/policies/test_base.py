@@ -49,6 +49,7 @@ from react_agent.policies import (
     BestEffortAnswer,
     Constrained,
     DropUnknownArgs,
+    GroundValues,
     MissedCall,
     Policy,
     Provenance,
@@ -136,7 +137,8 @@ def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None
     assert names(default_policies()) == ["constrained", "answer_floor", "copied_action", "repeat",
                                          "held_calls", "ground_contacts", "review",
                                          "best_effort"]
-    opt_in = ("routing", "relevance", "missed_call", "unknown_args", "provenance", "announced")
+    opt_in = ("routing", "relevance", "missed_call", "unknown_args", "ground_values",
+              "provenance", "announced")
     assert names(default_policies()) == [n for n in ORDER if n not in opt_in]
     assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
     assert default_policies() is not default_policies()  # a new list each time
@@ -264,6 +266,12 @@ def _ground_contacts(policies: list[Policy]) -> tuple[RunResult, Any]:
     return Agent(model, toolbox, policies=policies).run("Email Ann Lee: hi"), sent
 
 
+def _ground_values(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, ran = weather_and_units()
+    model = ScriptedModel([WEATHER, final("Which city?")])
+    return Agent(model, toolbox, policies=policies).run("Will I need a coat today?"), ran
+
+
 def _provenance(policies: list[Policy]) -> tuple[RunResult, Any]:
     toolbox, sent = directory_and_mail()
     model = ScriptedModel([act("find_person", person="Ann Lee"),
@@ -307,6 +315,7 @@ SCENARIOS: dict[str, tuple[Callable[[list[Policy]], tuple[RunResult, Any]], list
     "relevance": (_relevance, [Relevance()], [], ["weather Oldtown"]),
     "missed_call": (_missed_call, [MissedCall()], ["weather Oldtown"], []),
     "ground_contacts": (_ground_contacts, [], [], ["ann@example.com"]),
+    "ground_values": (_ground_values, [GroundValues()], [], ["weather Oldtown"]),
     "provenance": (_provenance, [Provenance()], [], ["ann.lee@corp.example"]),
     "announced": (_announced, [AnnouncedAction()], ["ann@example.com"], []),
     "review": (_review, [], "Paris: 18 °C.", "Paris is warmer."),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from helpers import act, directory_and_mail, final
 
-from react_agent import Agent
+from react_agent import Agent, Toolbox
 from react_agent.engine import Facts
 from react_agent.models import ScriptedModel
 from react_agent.policies import _grounding, _held_calls, default_policies
@@ -216,3 +216,99 @@ def test_nothing_is_derived_before_a_check_asks(monkeypatch: pytest.MonkeyPatch)
     assert read == []
     assert known.digits == []
     assert read == ["a long system prompt", "x"]
+
+
+# -- GroundValues: a required free-text value from nowhere ---------------------------------------
+def _bus_and_weather() -> tuple[Toolbox, list[dict[str, Any]]]:
+    tb, ran = Toolbox(), []
+
+    @tb.tool
+    def find_bus(from_city: str, to_city: str, seats: int = 1) -> str:
+        """Search bus itineraries between two cities."""
+        ran.append({"from_city": from_city, "to_city": to_city})
+        return '{"buses": []}'
+
+    @tb.tool
+    def get_weather(city: str, note: str = "") -> str:
+        """The current weather of a city."""
+        ran.append({"city": city})
+        return '{"city": "Beijing", "sky": "clear"}'
+
+    return tb, ran
+
+
+def _stated(*user: str, results: tuple[str, ...] = ()) -> _grounding.Stated:
+    facts = Facts(user=list(user))
+    facts.results.extend(ToolResult(ToolCall("t", {}), r, ok=True) for r in results)
+    return _grounding.Stated(facts)
+
+
+@pytest.mark.parametrize(("args", "said", "made_up"), [
+    ({"from_city": "New York, NY", "to_city": "Los Angeles"}, "I'm looking for a bus.",
+     [("from_city", "New York, NY"), ("to_city", "Los Angeles")]),
+    ({"from_city": "Anaheim", "to_city": "Los Angeles"}, "A bus from Anaheim, please.",
+     [("to_city", "Los Angeles")]),
+    ({"from_city": "Germany", "to_city": "Berlin"}, "German buses to BERLIN", []),  # a stem
+    ({"from_city": "北京", "to_city": "上海市"}, "明天从北京坐大巴去上海", []),  # CJK pairs
+    ({"from_city": "U.S.", "to_city": "Lyon"}, "from the U.S to Lyon", []),  # short: not checked
+    ({"from_city": "ORD-T2", "to_city": "2024-05-12"}, "a bus", []),  # codes, a date
+])
+def test_a_required_value_the_request_does_not_state_is_made_up(
+        args: dict[str, Any], said: str, made_up: list[tuple[str, str]]) -> None:
+    tool = _bus_and_weather()[0]["find_bus"]
+    assert _grounding.made_up(ToolCall("find_bus", args), tool.parameters, _stated(said)) \
+        == made_up
+
+
+def test_optional_and_listed_values_are_not_checked_and_results_ground_values() -> None:
+    weather = _bus_and_weather()[0]["get_weather"]
+    call = ToolCall("get_weather", {"city": "Beijing", "note": "Something made up"})
+    assert _grounding.made_up(call, weather.parameters, _stated("Weather?")) == [
+        ("city", "Beijing")]  # `note` is optional
+    assert _grounding.made_up(call, weather.parameters,
+                              _stated("Weather?", results=('{"home": "Beijing"}',))) == []
+    listed = {"type": "object", "required": ["unit"],
+              "properties": {"unit": {"type": "string", "enum": ["celsius", "kelvin"]}}}
+    assert _grounding.made_up(ToolCall("t", {"unit": "kelvin"}), listed, _stated("x")) == []
+    # a schema a client sent that is not one: nothing to check, no error
+    assert _grounding.made_up(ToolCall("t", {"a": "word"}), {"required": "a"}, _stated("x")) \
+        == []
+    odd = {"type": "object", "required": [["a"], {"b": 1}, "a"],
+           "properties": {"a": {"type": "string"}}}
+    assert _grounding.made_up(ToolCall("t", {"a": "Lisbon"}), odd, _stated("x")) == [
+        ("a", "Lisbon")]
+
+
+def test_only_the_first_words_of_a_long_value_are_looked_for() -> None:
+    long = " ".join(["zzzz"] * _grounding.MAX_VALUE_WORDS + ["Lisbon"])
+    tool = _bus_and_weather()[0]["get_weather"]
+    call = ToolCall("get_weather", {"city": long})
+    assert _grounding.made_up(call, tool.parameters, _stated("Weather in Lisbon?")) == [
+        ("city", long)]
+    shorter = ToolCall("get_weather", {"city": "zzzz Lisbon"})
+    assert _grounding.made_up(shorter, tool.parameters, _stated("Weather in Lisbon?")) == []
+
+
+def test_a_call_with_made_up_values_is_refused_and_its_refusal_grounds_nothing() -> None:
+    from react_agent.policies import GroundValues
+
+    toolbox, ran = _bus_and_weather()
+    bus = act("find_bus", from_city="New York, NY", to_city="Los Angeles, CA")
+    model = ScriptedModel([bus, bus, final("Where from and where to?")])
+    result = Agent(model, toolbox, policies=[GroundValues()]).run("I'm looking for a bus.")
+    assert ran == [] and result.final_answer == "Where from and where to?"
+    refusals = [r for s in result.steps for r in s.results]
+    assert [r.error for r in refusals] == ["made_up", "made_up"]  # the echo did not ground it
+    assert "'New York, NY' (from_city)" in refusals[0].observation
+    assert "ask the user" in refusals[0].observation
+    assert result.steps[0].notes[0][:2] == ["ground_values", "Made up"]
+
+
+def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
+    from react_agent.policies import GroundValues
+
+    toolbox, ran = _bus_and_weather()
+    model = ScriptedModel([act("get_weather", city="Beijing"), final("Clear.")])
+    Agent(model, toolbox, policies=[GroundValues()]).run("Is it clear in Beijing?")
+    assert ran == [{"city": "Beijing"}]
+    assert "ground_values" not in [p.name for p in default_policies()]
