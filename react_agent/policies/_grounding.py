@@ -236,6 +236,7 @@ _MIN_WORD = 4  # shorter words ("the", "new") ground nothing
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CODE = re.compile(r"[A-Z0-9.°/_\- ]+|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
+_COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
 
 
 def _words(text: str) -> list[str]:
@@ -265,19 +266,23 @@ def _squashed(text: str) -> str:
 class Stated:
     """What grounds an argument value in one run, read from its
     :class:`~react_agent.engine.Facts` as they grow, each text once: the words, their first
-    letters and the CJK character pairs of the system prompt, the user's messages and every
-    tool result except a refusal that quotes a made-up value."""
+    letters and the CJK character pairs of the user's messages, every tool result except a
+    refusal that quotes a made-up value, and the system prompt without the words of
+    ``excluded`` (the prompt's own text and the tools' descriptions: a value that only copies a
+    description's words is still made up)."""
 
-    def __init__(self, facts: Facts) -> None:
+    def __init__(self, facts: Facts, excluded: str = "") -> None:
         self._facts = facts
         self._grounding = list(facts.earlier)
         self._read = 0
-        sources = [facts.system, facts.user, self._grounding]
+        sources = [facts.user, self._grounding]
         self._keys = Gathered(sources, _word_keys, set())
         self._bigrams = Gathered(sources, _bigrams, set())
+        self._system_keys = Gathered([facts.system], _word_keys, set())
+        self._system_bigrams = Gathered([facts.system], _bigrams, set())
+        self._excluded_keys, self._excluded_bigrams = _word_keys(excluded), _bigrams(excluded)
         self._squashed = Each(self._grounding, _squashed)
         self._said = Each(facts.user, _squashed)
-        self._system = Each(facts.system, _squashed)
 
     def _sync(self) -> None:
         results = self._facts.results
@@ -285,28 +290,35 @@ class Stated:
                                if r.error not in (MADE_UP, UNGROUNDED))
         self._read = len(results)
 
+    def _has(self, key: str) -> bool:
+        return key in self._keys() or (key in self._system_keys()
+                                       and key not in self._excluded_keys)
+
     def states(self, value: str) -> bool:
-        """Whether the run's texts state ``value``: as written (letters and digits only), by a
-        word of 4 letters or more (or one with the same first 5 letters: "German" for
-        "Germany"), or, for CJK, by a pair of its characters; of its words, at most the first
-        :data:`MAX_VALUE_WORDS` in its first 2,048 characters are read."""
+        """Whether the run's texts state ``value``: the user's messages or a tool result as
+        written (letters and digits only), or any of these texts by a word of 4 letters or more
+        (or one with the same first 5 letters: "German" for "Germany"), or, for CJK, by a pair of
+        its characters; of its words, at most the first :data:`MAX_VALUE_WORDS` in its first
+        2,048 characters are read."""
         self._sync()
         squashed = _squashed(value)
-        if squashed and any(squashed in text for text in
-                            (*self._system(), *self._said(), *self._squashed())):
+        if squashed and any(squashed in text for text in (*self._said(), *self._squashed())):
             return True
-        keys = self._keys()
         words = [w for w in _words(value[:_VALUE_CHARS]) if not _CJK.match(w)][:MAX_VALUE_WORDS]
         for word in words:
-            if f"={word}" in keys or (len(word) >= _PREFIX and f"<{word[:_PREFIX]}" in keys):
+            if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):
                 return True
-        return bool(_bigrams(value[:_VALUE_CHARS]) & self._bigrams())
+        pairs = _bigrams(value[:_VALUE_CHARS])
+        return bool(pairs & self._bigrams()
+                    or pairs & (self._system_bigrams() - self._excluded_bigrams))
 
 
 def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[tuple[str, str]]:
     """The ``(argument, value)`` pairs of ``call`` that look made up: a required argument of
     type string, without an ``enum``, whose value is more than 4 characters, not a code
-    (``USD``, ``°C``, ``2024-05-12``) and not stated by the run (:meth:`Stated.states`)."""
+    (``USD``, ``°C``, ``2024-05-12``), not composed from the request (a command, an expression,
+    a path or a URL: it holds one of ``\\ / : ; = ( ) { } [ ] < > | & * $ # @``) and not stated
+    by the run (:meth:`Stated.states`)."""
     props = parameters.get("properties") if isinstance(parameters, dict) else None
     required = parameters.get("required") if isinstance(parameters, dict) else None
     if not isinstance(props, dict) or not isinstance(required, list):
@@ -318,7 +330,8 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[
         spec, value = props.get(name), call.args.get(name)
         if not isinstance(spec, dict) or spec.get("type") != "string" or "enum" in spec:
             continue
-        if not isinstance(value, str) or len(value.strip()) <= 4 or _CODE.fullmatch(value.strip()):
+        if not isinstance(value, str) or len(value.strip()) <= 4 \
+                or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
             continue
         if not stated.states(value):
             found.append((name, value))
@@ -328,7 +341,8 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[
 @dataclass(frozen=True)
 class GroundValues(Policy):
     """Do not run a call whose required free-text argument holds a value that neither the
-    system prompt, the user's messages nor any tool result so far states (:func:`made_up`):
+    user's messages, any tool result so far nor the system prompt's own instructions state
+    (:func:`made_up`; the tools' descriptions in the system prompt do not count):
     a bus search from "New York" to "Los Angeles" for "I'm looking for a bus", a player's
     statistics for a question that names no player. A small model offered a tool that does not
     fit the request fills its arguments with values of its own; the refusal
@@ -341,7 +355,7 @@ class GroundValues(Policy):
     name: ClassVar[str] = "ground_values"
 
     def for_run(self, run: Run) -> Stated:
-        return Stated(run.facts)
+        return Stated(run.facts, prompts.render_system_prompt(run.setup.shown))
 
     def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
         tool = run.setup.toolbox.get(call.name)

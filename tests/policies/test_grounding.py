@@ -279,6 +279,36 @@ def test_optional_and_listed_values_are_not_checked_and_results_ground_values() 
         ("a", "Lisbon")]
 
 
+def test_the_system_prompts_instructions_state_values_its_tool_descriptions_do_not() -> None:
+    from react_agent import prompts
+    from react_agent.policies import GroundValues
+
+    toolbox, ran = _bus_and_weather()
+    login = Toolbox.from_openai_specs([{"type": "function", "function": {
+        "name": "login", "description": "Log a user in with their username and password.",
+        "parameters": {"type": "object", "required": ["password"],
+                       "properties": {"password": {"type": "string"}}}}}],
+        {"login": lambda password: ran.append({"password": password}) or "ok"})
+    model = ScriptedModel([act("login", password="password"), final("Which size?"),
+                           act("login", password="Wintergreen"), final("Logged in.")])
+    agent = Agent(model, login, policies=[GroundValues()],
+                  instructions="The user's password is Wintergreen.")
+    assert agent.run("Is size XS out of stock?").steps[0].results[0].error == "made_up"
+    assert agent.run("Log me in.").final_answer == "Logged in."
+    assert ran == [{"password": "Wintergreen"}]
+    # a value that only a tool's description holds is made up
+    stated = _grounding.Stated(Facts(system=[prompts.render_system_prompt(toolbox)]),
+                               prompts.render_system_prompt(toolbox))
+    assert not stated.states("Search bus itineraries")
+
+
+def test_composed_values_are_not_checked() -> None:
+    tool = _bus_and_weather()[0]["find_bus"]
+    for value in ("dir C:\\", "https://example.org/x?a=1", "(1234 * 5678)", "a/b/c.txt"):
+        call = ToolCall("find_bus", {"from_city": value, "to_city": value})
+        assert _grounding.made_up(call, tool.parameters, _stated("List the drive.")) == []
+
+
 def test_only_the_first_words_of_a_long_value_are_looked_for() -> None:
     long = " ".join(["zzzz"] * _grounding.MAX_VALUE_WORDS + ["Lisbon"])
     tool = _bus_and_weather()[0]["get_weather"]
