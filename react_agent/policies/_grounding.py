@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import prompts
-from ..engine import Each, Facts, Gathered, Policy, Run
-from ..types import Step, ToolCall, ToolResult
+from ..engine import Each, Facts, Gathered, Policy, Request, Run
+from ..types import Reply, Step, ToolCall, ToolResult
+from ._relevance import answer_instead
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _MAX_LOCAL, _MAX_DOMAIN = 64, 255  # RFC 5321's limits on the two parts of an address
@@ -231,6 +232,9 @@ MADE_UP = "made_up"
 MAX_VALUE_WORDS = 64
 """The most words of one argument value that are looked for (its first ones)."""
 
+MAX_DESCRIPTION_CHARS = 2_000
+"""The start of an argument's description where a value may be quoted as an option."""
+
 _VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
 _MIN_WORD = 4  # shorter words ("the", "new") ground nothing
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
@@ -283,6 +287,8 @@ class Stated:
         self._excluded_keys, self._excluded_bigrams = _word_keys(excluded), _bigrams(excluded)
         self._squashed = Each(self._grounding, _squashed)
         self._said = Each(facts.user, _squashed)
+        self.refused = 0
+        """Calls of the run refused as made up so far."""
 
     def _sync(self) -> None:
         results = self._facts.results
@@ -315,7 +321,8 @@ class Stated:
 
 def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[tuple[str, str]]:
     """The ``(argument, value)`` pairs of ``call`` that look made up: a required argument of
-    type string, without an ``enum``, whose value is more than 4 characters, not a code
+    type string, without an ``enum`` (nor the value quoted in its description as an option),
+    whose value is more than 4 characters, not a code
     (``USD``, ``°C``, ``2024-05-12``), not composed from the request (a command, an expression,
     a path or a URL: it holds one of ``\\ / : ; = ( ) { } [ ] < > | & * $ # @``) and not stated
     by the run (:meth:`Stated.states`)."""
@@ -333,9 +340,19 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[
         if not isinstance(value, str) or len(value.strip()) <= 4 \
                 or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
             continue
-        if not stated.states(value):
-            found.append((name, value))
+        if _quoted(value.strip(), spec.get("description")) or stated.states(value):
+            continue
+        found.append((name, value))
     return found
+
+
+def _quoted(value: str, description: Any) -> bool:
+    """Whether ``description`` (an argument's) lists ``value`` in quotes, as an option written
+    out in words ("Can be 'melting', 'freezing', 'vaporization'")."""
+    if not isinstance(description, str):
+        return False
+    folded, value = description[:MAX_DESCRIPTION_CHARS].casefold(), value.casefold()
+    return any(f"{q}{value}{q}" in folded for q in ("'", '"', "`"))
 
 
 @dataclass(frozen=True)
@@ -349,22 +366,41 @@ class GroundValues(Policy):
     (``prompts/policies/made_up.md``, error ``"made_up"``) asks it to take the values from the
     request, look them up with a tool, or give the final answer (asking the user for what is
     missing, or answering from what it knows). Strings with an ``enum``, codes and short
-    values are not checked, nor optional arguments. Its state for a run: :class:`Stated`.
-    The idea is :class:`GroundContacts`'s, for any value."""
+    values are not checked, nor optional arguments. A later reply of the run that again calls
+    with made-up values is set aside and the final answer asked for in its place
+    (``prompts/policies/made_up_answer.md``; a small model refused sends the same values
+    again). Its state for a run: :class:`Stated`. The idea is :class:`GroundContacts`'s, for
+    any value."""
 
     name: ClassVar[str] = "ground_values"
 
     def for_run(self, run: Run) -> Stated:
         return Stated(run.facts, prompts.render_system_prompt(run.setup.shown))
 
-    def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
+    def _made_up(self, run: Run, call: ToolCall) -> str:
         tool = run.setup.toolbox.get(call.name)
-        if tool is None:
+        found = made_up(call, tool.parameters, run.state(self)) if tool is not None else []
+        return ", ".join(f"{value!r} ({name})" for name, value in found)
+
+    def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
+        stated: Stated = run.state(self)
+        if not reply.tool_calls or step.origin is not None or not stated.refused:
+            return reply
+        values = ", ".join(v for v in (self._made_up(run, c) for c in reply.tool_calls) if v)
+        if not values:
+            return reply
+        run.note(step, self.name, "Made up", f"made up again: {values}; asking for the final "
+                 "answer instead")
+        yield from run.flush()
+        return (yield from answer_instead(run, step, reply, self.name, "Made up",
+                                          prompts.render("policies/made_up_answer",
+                                                         values=values)))
+
+    def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
+        values = self._made_up(run, call)
+        if not values:
             return None
-        found = made_up(call, tool.parameters, run.state(self))
-        if not found:
-            return None
-        values = ", ".join(f"{value!r} ({name})" for name, value in found)
+        run.state(self).refused += 1
         run.note(step, self.name, "Made up", f"{call.name}: {values} stated nowhere in the "
                  "request or the tool results; not run")
         return ToolResult(call, prompts.render("policies/made_up", tool=call.name,

@@ -124,46 +124,8 @@ class Relevance(Policy):
                  f"{yes:.0%} of 'yes' to fitting the task (below {self.threshold:.0%}); asking "
                  "for the final answer instead")
         yield from run.flush()
-        return (yield from self._answer_instead(run, step, reply))
-
-    def _answer_instead(self, run: Run, step: Step, reply: Reply
-                        ) -> Generator[Request, Any, Reply]:
-        """The step asked again, held to the final answer, after a note that no tool fits
-        (``prompts/policies/relevance_answer.md``: answer from what the model knows, and say
-        what it cannot do; without it, a small model makes up the result the tool would have
-        given); ``reply`` if no answer comes, the history as it was."""
-        history = list(run.messages)  # put back whenever no answer replaces the calls
-        run.messages[-1] = {"role": "user",
-                            "content": prompts.render("policies/relevance_answer")}
-        again = Step(index=len(run.steps) + 1, origin=self.name)
-        read: Reply | None = None
-        try:
-            output = run.setup.output
-            answer = yield from run.ask(
-                run.messages, again, answer_tokens=False,
-                schema=reply_schema(Toolbox([]), output.schema if output else None))
-            yield run.answered(again, answer)
-            read = run.read(again, answer)
-            for policy in run.setup.policies:  # (an answer that announces an action, say)
-                if read is None:
-                    break
-                read = policy.after_reply(run, again, read)
-        except ModelError as exc:
-            again.error = f"asking for the final answer failed ({exc}); the calls run"
-        except OutputParseError as exc:
-            read, again.reply, again.error = None, None, exc.problem
-        finally:  # an interrupt too leaves the history as it was
-            if read is None or read.final_answer is None:
-                run.messages[:] = history
-                again.in_history = False
-        if read is None or read.final_answer is None:
-            run.note(step, self.name, "Relevance", again.error if again.error and
-                     again.error.startswith("asking") else "no final answer came; the calls "
-                     "run")
-            return reply
-        step.in_history, step.tool_calls = False, []  # (before the event: an interrupt there)
-        yield ReplyParsed(again, read)
-        return dataclasses.replace(read, tool_calls=[])
+        return (yield from answer_instead(run, step, reply, self.name, "Relevance",
+                                          prompts.render("policies/relevance_answer")))
 
 
 def ask_yes_or_no(run: Run, name: str, chosen: Toolbox, messages: list[Message],
@@ -206,3 +168,43 @@ def yes_probability(choices: Any, text: str) -> float | None:
     found = _YES_OR_NO.search(strip_reasoning(text)[:200])
     return None if found is None else 1.0 if found[1].lower() == "yes" else 0.0
 
+
+def answer_instead(run: Run, step: Step, reply: Reply, name: str, label: str, note: str
+                   ) -> Generator[Request, Any, Reply]:
+    """``step``, whose ``reply`` calls tools, asked again held to the final answer after
+    ``note`` (in place of the reply in the history; for :class:`Relevance`
+    ``prompts/policies/relevance_answer.md``: answer from what the model knows, and say what it
+    cannot do; without it, a small model makes up the result the tool would have given), on a
+    step of origin ``name``: the answer, or ``reply`` if no answer comes, the history as it
+    was (a note of ``name`` with ``label`` says why)."""
+    history = list(run.messages)  # put back whenever no answer replaces the calls
+    run.messages[-1] = {"role": "user", "content": note}
+    again = Step(index=len(run.steps) + 1, origin=name)
+    read: Reply | None = None
+    try:
+        output = run.setup.output
+        answer = yield from run.ask(
+            run.messages, again, answer_tokens=False,
+            schema=reply_schema(Toolbox([]), output.schema if output else None))
+        yield run.answered(again, answer)
+        read = run.read(again, answer)
+        for policy in run.setup.policies:  # (an answer that announces an action, say)
+            if read is None:
+                break
+            read = policy.after_reply(run, again, read)
+    except ModelError as exc:
+        again.error = f"asking for the final answer failed ({exc}); the calls run"
+    except OutputParseError as exc:
+        read, again.reply, again.error = None, None, exc.problem
+    finally:  # an interrupt too leaves the history as it was
+        if read is None or read.final_answer is None:
+            run.messages[:] = history
+            again.in_history = False
+    if read is None or read.final_answer is None:
+        run.note(step, name, label, again.error if again.error and
+                 again.error.startswith("asking") else "no final answer came; the calls "
+                 "run")
+        return reply
+    step.in_history, step.tool_calls = False, []  # (before the event: an interrupt there)
+    yield ReplyParsed(again, read)
+    return dataclasses.replace(read, tool_calls=[])

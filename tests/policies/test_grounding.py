@@ -319,7 +319,7 @@ def test_only_the_first_words_of_a_long_value_are_looked_for() -> None:
     assert _grounding.made_up(shorter, tool.parameters, _stated("Weather in Lisbon?")) == []
 
 
-def test_a_call_with_made_up_values_is_refused_and_its_refusal_grounds_nothing() -> None:
+def test_made_up_values_are_refused_then_sent_again_the_final_answer_is_asked_for() -> None:
     from react_agent.policies import GroundValues
 
     toolbox, ran = _bus_and_weather()
@@ -328,10 +328,26 @@ def test_a_call_with_made_up_values_is_refused_and_its_refusal_grounds_nothing()
     result = Agent(model, toolbox, policies=[GroundValues()]).run("I'm looking for a bus.")
     assert ran == [] and result.final_answer == "Where from and where to?"
     refusals = [r for s in result.steps for r in s.results]
-    assert [r.error for r in refusals] == ["made_up", "made_up"]  # the echo did not ground it
+    assert [r.error for r in refusals] == ["made_up"]
     assert "'New York, NY' (from_city)" in refusals[0].observation
     assert "ask the user" in refusals[0].observation
-    assert result.steps[0].notes[0][:2] == ["ground_values", "Made up"]
+    # sent again (the refusal that quotes the values grounds nothing): set aside, the final
+    # answer asked for, held to the answer's schema
+    assert [n[2].split(":")[0] for s in result.steps for n in s.notes] == [
+        "find_bus", "made up again"]
+    assert result.steps[1].in_history is False and result.steps[2].origin == "ground_values"
+    options = model.schemas[2]["properties"]["action"]["anyOf"]  # type: ignore[index]
+    assert [list(o["properties"]) for o in options] == [["final_answer"]]
+    assert "'Los Angeles, CA' (to_city)" in model.calls[2][-1]["content"]
+
+
+def test_a_value_quoted_as_an_option_in_its_description_is_not_made_up() -> None:
+    spec = {"type": "object", "required": ["transition"], "properties": {"transition": {
+        "type": "string", "description": "Can be 'melting', 'freezing' or 'vaporization'."}}}
+    said = _stated("Energy to turn 100 g of water to steam?")
+    assert _grounding.made_up(ToolCall("t", {"transition": "vaporization"}), spec, said) == []
+    assert _grounding.made_up(ToolCall("t", {"transition": "sublimation"}), spec, said) == [
+        ("transition", "sublimation")]
 
 
 def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
