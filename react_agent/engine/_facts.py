@@ -59,6 +59,9 @@ class Facts:
     Attributes:
         system: the system prompt messages.
         user: the user's messages (the task, earlier turns, feedback; not observations).
+        feedback: the run's own feedback among them (what was wrong with a reply, which may
+            quote the reply's values), as :meth:`Run.send <react_agent.engine.Run.send>` was
+            told.
         results: every tool result so far, in order (those a policy set aside included).
         ok_observations: the observations of the successful results, in order.
         earlier: the observation messages of the history this run starts from that are not of
@@ -76,6 +79,7 @@ class Facts:
 
     system: list[str] = field(default_factory=list)
     user: list[str] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
     ok_observations: list[str] = field(default_factory=list)
     earlier: list[str] = field(default_factory=list)

@@ -139,7 +139,7 @@ def _feed_back(run: Run, step: Step, exc: OutputParseError) -> Iterator[Event]:
     if run.failures > run.setup.max_parse_retries:
         raise StopRun("parse_errors", f"The model's last {run.failures} replies held no usable "
                       f"action; the last problem: {exc.problem}")
-    run.send(feedback)
+    run.send(feedback, feedback=True)
 
 
 def _parse_error_again(toolbox: Toolbox, exc: OutputParseError, failures: int) -> str:
@@ -200,7 +200,7 @@ def _reject_output(run: Run, step: Step, text: str, problems: list[str]) -> Iter
         raise StopRun("output_invalid", f"The final answer did not fit the output type "
                       f"{run.output_failures} times; the last problem: {problems[0]}")
     run.result.final_answer = None
-    run.send(message)
+    run.send(message, feedback=True)
 
 
 def _late_output(run: Run) -> Iterator[Event]:

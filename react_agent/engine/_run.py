@@ -299,12 +299,15 @@ class Run:
 
     # -- telling ----------------------------------------------------------------------------
 
-    def send(self, content: str, observation: bool = False) -> None:
-        """Append a user message to the history (``observation``: it carries observations)."""
+    def send(self, content: str, observation: bool = False, feedback: bool = False) -> None:
+        """Append a user message to the history (``observation``: it carries observations;
+        ``feedback``: the run's own word on a reply, kept in ``facts.feedback`` too)."""
         message = {"role": "user", "content": content}
         self.messages.append(message)
         if not observation:
             self.facts.told(message)
+        if feedback:
+            self.facts.feedback.append(content)
 
     def approve(self, call: ToolCall) -> None:
         """Send ``call`` (a call of the current step, as ``before_call`` got it) to the run's

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -239,12 +240,20 @@ _VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
 _MIN_WORD = 4  # shorter words ("the", "new") ground nothing
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_CODE = re.compile(r"[A-Z0-9.°/_\- ]+|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
+_CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
+_EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example)[^'\"`]{0,20}$")
+_QUOTED = 80  # the characters of a value a refusal quotes
 _COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
 
 
+def _fold(text: str) -> str:
+    """``text`` case-folded, without accents ("Zürich" as "zurich"; CJK as it is)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def _words(text: str) -> list[str]:
-    return re.findall(rf"[^\W\d_]{{{_MIN_WORD},}}", text.casefold())
+    return re.findall(rf"[^\W\d_]{{{_MIN_WORD},}}", _fold(text))
 
 
 def _word_keys(text: str) -> set[str]:
@@ -263,52 +272,57 @@ def _bigrams(text: str) -> set[str]:
             if _CJK.match(text[i]) and _CJK.match(text[i + 1])}
 
 
-def _squashed(text: str) -> str:
-    return "".join(re.findall(r"[^\W_]+", text.casefold()))
+def _spaced(text: str) -> str:
+    """The letters and digits of ``text`` (folded) as words with one space around each."""
+    return " " + " ".join(re.findall(r"[^\W_]+", _fold(text))) + " "
 
 
 class Stated:
     """What grounds an argument value in one run, read from its
     :class:`~react_agent.engine.Facts` as they grow, each text once: the words, their first
-    letters and the CJK character pairs of the user's messages, every tool result except a
-    refusal that quotes a made-up value, and the system prompt without the words of
+    letters and the CJK character pairs of the user's messages (not the run's feedback on a
+    reply, which quotes the reply), every successful tool result, and the system prompt
+    without the words of
     ``excluded`` (the prompt's own text and the tools' descriptions: a value that only copies a
     description's words is still made up)."""
 
     def __init__(self, facts: Facts, excluded: str = "") -> None:
         self._facts = facts
         self._grounding = list(facts.earlier)
-        self._read = 0
-        sources = [facts.user, self._grounding]
+        self._said_texts: list[str] = []
+        self._read = self._read_user = 0
+        sources = [self._said_texts, self._grounding]
         self._keys = Gathered(sources, _word_keys, set())
         self._bigrams = Gathered(sources, _bigrams, set())
         self._system_keys = Gathered([facts.system], _word_keys, set())
         self._system_bigrams = Gathered([facts.system], _bigrams, set())
         self._excluded_keys, self._excluded_bigrams = _word_keys(excluded), _bigrams(excluded)
-        self._squashed = Each(self._grounding, _squashed)
-        self._said = Each(facts.user, _squashed)
-        self.refused = 0
-        """Calls of the run refused as made up so far."""
+        self._spaced = Each(self._grounding, _spaced)
+        self._said = Each(self._said_texts, _spaced)
+        self.refused = sum(1 for r in facts.results if r.error == MADE_UP)
+        """Calls of the run refused as made up so far (a resumed run's included)."""
 
     def _sync(self) -> None:
-        results = self._facts.results
-        self._grounding.extend(r.observation for r in results[self._read:]
-                               if r.error not in (MADE_UP, UNGROUNDED))
-        self._read = len(results)
+        facts = self._facts
+        self._grounding.extend(facts.ok_observations[self._read:])
+        self._read = len(facts.ok_observations)
+        feedback = set(facts.feedback)
+        self._said_texts.extend(t for t in facts.user[self._read_user:] if t not in feedback)
+        self._read_user = len(facts.user)
 
     def _has(self, key: str) -> bool:
         return key in self._keys() or (key in self._system_keys()
                                        and key not in self._excluded_keys)
 
     def states(self, value: str) -> bool:
-        """Whether the run's texts state ``value``: the user's messages or a tool result as
-        written (letters and digits only), or any of these texts by a word of 4 letters or more
-        (or one with the same first 5 letters: "German" for "Germany"), or, for CJK, by a pair of
-        its characters; of its words, at most the first :data:`MAX_VALUE_WORDS` in its first
-        2,048 characters are read."""
+        """Whether the run's texts state ``value``: the user's messages or a successful tool
+        result as written (its letters and digits, as whole words, without accents), or any of
+        these texts by a word of 4 letters or more (or one with the same first 5 letters:
+        "German" for "Germany"), or, for CJK, by a pair of its characters; of its words,
+        at most the first :data:`MAX_VALUE_WORDS` in its first 2,048 characters are read."""
         self._sync()
-        squashed = _squashed(value)
-        if squashed and any(squashed in text for text in (*self._said(), *self._squashed())):
+        spaced = _spaced(value)
+        if spaced.strip() and any(spaced in text for text in (*self._said(), *self._spaced())):
             return True
         words = [w for w in _words(value[:_VALUE_CHARS]) if not _CJK.match(w)][:MAX_VALUE_WORDS]
         for word in words:
@@ -317,6 +331,10 @@ class Stated:
         pairs = _bigrams(value[:_VALUE_CHARS])
         return bool(pairs & self._bigrams()
                     or pairs & (self._system_bigrams() - self._excluded_bigrams))
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= _QUOTED else value[:_QUOTED] + "..."
 
 
 def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[tuple[str, str]]:
@@ -337,8 +355,10 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[
         spec, value = props.get(name), call.args.get(name)
         if not isinstance(spec, dict) or spec.get("type") != "string" or "enum" in spec:
             continue
-        if not isinstance(value, str) or len(value.strip()) <= 4 \
-                or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
+        if not isinstance(value, str) or value in (spec.get("default"), spec.get("const")):
+            continue
+        short = len(value.strip()) <= 4 and len(_bigrams(value)) == 0  # (2 CJK: checked)
+        if short or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
             continue
         if _quoted(value.strip(), spec.get("description")) or stated.states(value):
             continue
@@ -352,7 +372,13 @@ def _quoted(value: str, description: Any) -> bool:
     if not isinstance(description, str):
         return False
     folded, value = description[:MAX_DESCRIPTION_CHARS].casefold(), value.casefold()
-    return any(f"{q}{value}{q}" in folded for q in ("'", '"', "`"))
+    for quote in ("'", '"', "`"):
+        at = folded.find(f"{quote}{value}{quote}")
+        while at != -1:
+            if not _EXAMPLE.search(folded[max(0, at - 40):at]):  # an example is no option
+                return True
+            at = folded.find(f"{quote}{value}{quote}", at + 1)
+    return False
 
 
 @dataclass(frozen=True)
@@ -380,7 +406,7 @@ class GroundValues(Policy):
     def _made_up(self, run: Run, call: ToolCall) -> str:
         tool = run.setup.toolbox.get(call.name)
         found = made_up(call, tool.parameters, run.state(self)) if tool is not None else []
-        return ", ".join(f"{value!r} ({name})" for name, value in found)
+        return ", ".join(f"{_cut(value)!r} ({name})" for name, value in found)
 
     def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
         stated: Stated = run.state(self)

@@ -239,7 +239,7 @@ def _bus_and_weather() -> tuple[Toolbox, list[dict[str, Any]]]:
 
 def _stated(*user: str, results: tuple[str, ...] = ()) -> _grounding.Stated:
     facts = Facts(user=list(user))
-    facts.results.extend(ToolResult(ToolCall("t", {}), r, ok=True) for r in results)
+    facts.observed([ToolResult(ToolCall("t", {}), r, ok=True) for r in results])
     return _grounding.Stated(facts)
 
 
@@ -358,3 +358,54 @@ def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
     Agent(model, toolbox, policies=[GroundValues()]).run("Is it clear in Beijing?")
     assert ran == [{"city": "Beijing"}]
     assert "ground_values" not in [p.name for p in default_policies()]
+
+
+@pytest.mark.parametrize(("value", "said", "is_made_up"), [
+    ("Paris", "a comparison of bus prices", True),  # whole words only
+    ("LOS ANGELES", "a bus, please", True),  # capitals are no code
+    ("广州南站", "I want a bus", True),  # a short CJK value is checked
+    ("Zürich", "a bus from Zurich", False),  # accents
+    ("San Diego", "from SAN DIEGO!", False),
+])
+def test_values_are_compared_as_whole_words_without_accents(value: str, said: str,
+                                                            is_made_up: bool) -> None:
+    tool = _bus_and_weather()[0]["find_bus"]
+    call = ToolCall("find_bus", {"from_city": value, "to_city": value})
+    assert bool(_grounding.made_up(call, tool.parameters, _stated(said))) is is_made_up
+
+
+def test_an_example_in_a_description_is_no_option_and_a_default_or_const_is() -> None:
+    spec = {"type": "object", "required": ["city"], "properties": {"city": {
+        "type": "string", "description": "The city, e.g. 'San Francisco, CA'.",
+        "default": "Sacramento"}}}
+    said = _stated("A bus, please.")
+    assert _grounding.made_up(ToolCall("t", {"city": "San Francisco, CA"}), spec, said)
+    assert _grounding.made_up(ToolCall("t", {"city": "Sacramento"}), spec, said) == []
+    const = {"type": "object", "required": ["scale"],
+             "properties": {"scale": {"type": "string", "const": "celsius_scale"}}}
+    assert _grounding.made_up(ToolCall("t", {"scale": "celsius_scale"}), const, said) == []
+
+
+@pytest.mark.parametrize("first", [
+    "I will look up buses from Springfield to Shelbyville.",  # feedback quotes the reply
+    act("Springfield_Shelbyville"),  # the unknown tool's result names it
+])
+def test_what_the_run_echoes_back_grounds_no_value(first: str) -> None:
+    from react_agent.policies import GroundValues
+
+    toolbox, ran = _bus_and_weather()
+    bus = act("find_bus", from_city="Springfield", to_city="Shelbyville")
+    model = ScriptedModel([first, bus, final("Where from?")])
+    Agent(model, toolbox, policies=[GroundValues()]).run("I'm looking for a bus.")
+    assert ran == []
+
+
+def test_a_refusal_quotes_at_most_the_start_of_a_long_value() -> None:
+    from react_agent.policies import GroundValues
+
+    toolbox, _ = _bus_and_weather()
+    long = "Springfield " * 5_000
+    model = ScriptedModel([act("find_bus", from_city=long, to_city="Shelbyville"), final("?")])
+    result = Agent(model, toolbox, policies=[GroundValues()]).run("A bus, please.")
+    refusal = result.steps[0].results[0]
+    assert refusal.error == "made_up" and len(refusal.observation) < 1_000
