@@ -42,8 +42,9 @@ from ._announced import AnnouncedAction
 from ._answer_floor import AnswerFloor
 from ._best_effort import BestEffortAnswer
 from ._constrained import CONSTRAINED_MODES, Constrained
-from ._grounding import GroundContacts, GroundValues
+from ._grounding import GroundContacts
 from ._held_calls import HoldDependentCalls
+from ._made_up import GroundValues
 from ._missed_call import MissedCall
 from ._provenance import KINDS, CopiedAction, Provenance
 from ._relevance import Relevance

@@ -1,0 +1,224 @@
+"""Is a value of a tool call stated anywhere? A check of the values a model makes up.
+
+A small model offered a tool that does not fit the request, or that needs what the user did
+not say, fills the arguments with values of its own: a bus search from "New York, NY" for "I'm
+looking for a bus". :func:`made_up` finds a required free-text value that no text of the run
+states; :class:`GroundValues` refuses the call, then asks for the final answer when the values
+come again.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .. import prompts
+from ..engine import Each, Facts, Gathered, Policy, Request, Run
+from ..types import Reply, Step, ToolCall, ToolResult
+from ._grounding import MADE_UP
+from ._relevance import answer_instead
+
+MAX_VALUE_WORDS = 64
+"""The most words of one argument value that are looked for (its first ones)."""
+
+MAX_DESCRIPTION_CHARS = 2_000
+"""The start of an argument's description where a value may be quoted as an option."""
+
+_VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
+_MIN_WORD = 4  # shorter words ("the", "new") ground nothing
+_PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
+_EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example)[^'\"`]{0,20}$")
+_QUOTED = 80  # the characters of a value a refusal quotes
+_COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
+
+
+def _fold(text: str) -> str:
+    """``text`` case-folded, without accents ("Zürich" as "zurich"; CJK as it is)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(rf"[^\W\d_]{{{_MIN_WORD},}}", _fold(text))
+
+
+def _word_keys(text: str) -> set[str]:
+    """Each word of ``text`` (4 letters or more, case-folded, not CJK) and its first
+    :data:`_PREFIX` letters, as ``"=word"`` and ``"<prefix"``."""
+    keys: set[str] = set()
+    for word in _words(text):
+        if not _CJK.match(word):
+            keys.update((f"={word}", f"<{word[:_PREFIX]}"))
+    return keys
+
+
+def _bigrams(text: str) -> set[str]:
+    """Each pair of neighbouring CJK characters of ``text`` (CJK is written without spaces)."""
+    return {text[i:i + 2] for i in range(len(text) - 1)
+            if _CJK.match(text[i]) and _CJK.match(text[i + 1])}
+
+
+def _spaced(text: str) -> str:
+    """The letters and digits of ``text`` (folded) as words with one space around each."""
+    return " " + " ".join(re.findall(r"[^\W_]+", _fold(text))) + " "
+
+
+class Stated:
+    """What grounds an argument value in one run, read from its
+    :class:`~react_agent.engine.Facts` as they grow, each text once: the words, their first
+    letters and the CJK character pairs of the user's messages (not the run's feedback on a
+    reply, which quotes the reply), every successful tool result, and the system prompt
+    without the words of
+    ``excluded`` (the prompt's own text and the tools' descriptions: a value that only copies a
+    description's words is still made up)."""
+
+    def __init__(self, facts: Facts, excluded: str = "") -> None:
+        self._facts = facts
+        self._grounding = list(facts.earlier)
+        self._said_texts: list[str] = []
+        self._read = self._read_user = 0
+        sources = [self._said_texts, self._grounding]
+        self._keys = Gathered(sources, _word_keys, set())
+        self._bigrams = Gathered(sources, _bigrams, set())
+        self._system_keys = Gathered([facts.system], _word_keys, set())
+        self._system_bigrams = Gathered([facts.system], _bigrams, set())
+        self._excluded_keys, self._excluded_bigrams = _word_keys(excluded), _bigrams(excluded)
+        self._spaced = Each(self._grounding, _spaced)
+        self._said = Each(self._said_texts, _spaced)
+        self.refused = sum(1 for r in facts.results if r.error == MADE_UP)
+        """Calls of the run refused as made up so far (a resumed run's included)."""
+
+    def _sync(self) -> None:
+        facts = self._facts
+        self._grounding.extend(facts.ok_observations[self._read:])
+        self._read = len(facts.ok_observations)
+        feedback = set(facts.feedback)
+        self._said_texts.extend(t for t in facts.user[self._read_user:] if t not in feedback)
+        self._read_user = len(facts.user)
+
+    def _has(self, key: str) -> bool:
+        return key in self._keys() or (key in self._system_keys()
+                                       and key not in self._excluded_keys)
+
+    def states(self, value: str) -> bool:
+        """Whether the run's texts state ``value``: the user's messages or a successful tool
+        result as written (its letters and digits, as whole words, without accents), or any of
+        these texts by a word of 4 letters or more (or one with the same first 5 letters:
+        "German" for "Germany"), or, for CJK, by a pair of its characters; of its words,
+        at most the first :data:`MAX_VALUE_WORDS` in its first 2,048 characters are read."""
+        self._sync()
+        spaced = _spaced(value)
+        if spaced.strip() and any(spaced in text for text in (*self._said(), *self._spaced())):
+            return True
+        words = [w for w in _words(value[:_VALUE_CHARS]) if not _CJK.match(w)][:MAX_VALUE_WORDS]
+        for word in words:
+            if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):
+                return True
+        pairs = _bigrams(value[:_VALUE_CHARS])
+        return bool(pairs & self._bigrams()
+                    or pairs & (self._system_bigrams() - self._excluded_bigrams))
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= _QUOTED else value[:_QUOTED] + "..."
+
+
+def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[tuple[str, str]]:
+    """The ``(argument, value)`` pairs of ``call`` that look made up: a required argument of
+    type string, without an ``enum`` (nor the value quoted in its description as an option),
+    whose value is more than 4 characters, not a code
+    (``USD``, ``°C``, ``2024-05-12``), not composed from the request (a command, an expression,
+    a path or a URL: it holds one of ``\\ / : ; = ( ) { } [ ] < > | & * $ # @``) and not stated
+    by the run (:meth:`Stated.states`)."""
+    props = parameters.get("properties") if isinstance(parameters, dict) else None
+    required = parameters.get("required") if isinstance(parameters, dict) else None
+    if not isinstance(props, dict) or not isinstance(required, list):
+        return []
+    found = []
+    for name in required:
+        if not isinstance(name, str):
+            continue
+        spec, value = props.get(name), call.args.get(name)
+        if not isinstance(spec, dict) or spec.get("type") != "string" or "enum" in spec:
+            continue
+        if not isinstance(value, str) or value in (spec.get("default"), spec.get("const")):
+            continue
+        short = len(value.strip()) <= 4 and len(_bigrams(value)) == 0  # (2 CJK: checked)
+        if short or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
+            continue
+        if _quoted(value.strip(), spec.get("description")) or stated.states(value):
+            continue
+        found.append((name, value))
+    return found
+
+
+def _quoted(value: str, description: Any) -> bool:
+    """Whether ``description`` (an argument's) lists ``value`` in quotes, as an option written
+    out in words ("Can be 'melting', 'freezing', 'vaporization'")."""
+    if not isinstance(description, str):
+        return False
+    folded, value = description[:MAX_DESCRIPTION_CHARS].casefold(), value.casefold()
+    for quote in ("'", '"', "`"):
+        at = folded.find(f"{quote}{value}{quote}")
+        while at != -1:
+            if not _EXAMPLE.search(folded[max(0, at - 40):at]):  # an example is no option
+                return True
+            at = folded.find(f"{quote}{value}{quote}", at + 1)
+    return False
+
+
+@dataclass(frozen=True)
+class GroundValues(Policy):
+    """Do not run a call whose required free-text argument holds a value that neither the
+    user's messages, any tool result so far nor the system prompt's own instructions state
+    (:func:`made_up`; the tools' descriptions in the system prompt do not count):
+    a bus search from "New York" to "Los Angeles" for "I'm looking for a bus", a player's
+    statistics for a question that names no player. A small model offered a tool that does not
+    fit the request fills its arguments with values of its own; the refusal
+    (``prompts/policies/made_up.md``, error ``"made_up"``) asks it to take the values from the
+    request, look them up with a tool, or give the final answer (asking the user for what is
+    missing, or answering from what it knows). Strings with an ``enum``, codes and short
+    values are not checked, nor optional arguments. A later reply of the run that again calls
+    with made-up values is set aside and the final answer asked for in its place
+    (``prompts/policies/made_up_answer.md``; a small model refused sends the same values
+    again). Its state for a run: :class:`Stated`. The idea is :class:`GroundContacts`'s, for
+    any value."""
+
+    name: ClassVar[str] = "ground_values"
+
+    def for_run(self, run: Run) -> Stated:
+        return Stated(run.facts, prompts.render_system_prompt(run.setup.shown))
+
+    def _made_up(self, run: Run, call: ToolCall) -> str:
+        tool = run.setup.toolbox.get(call.name)
+        found = made_up(call, tool.parameters, run.state(self)) if tool is not None else []
+        return ", ".join(f"{_cut(value)!r} ({name})" for name, value in found)
+
+    def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
+        stated: Stated = run.state(self)
+        if not reply.tool_calls or step.origin is not None or not stated.refused:
+            return reply
+        values = ", ".join(v for v in (self._made_up(run, c) for c in reply.tool_calls) if v)
+        if not values:
+            return reply
+        run.note(step, self.name, "Made up", f"made up again: {values}; asking for the final "
+                 "answer instead")
+        yield from run.flush()
+        return (yield from answer_instead(run, step, reply, self.name, "Made up",
+                                          prompts.render("policies/made_up_answer",
+                                                         values=values)))
+
+    def before_call(self, run: Run, step: Step, call: ToolCall) -> ToolResult | None:
+        values = self._made_up(run, call)
+        if not values:
+            return None
+        run.state(self).refused += 1
+        run.note(step, self.name, "Made up", f"{call.name}: {values} stated nowhere in the "
+                 "request or the tool results; not run")
+        return ToolResult(call, prompts.render("policies/made_up", tool=call.name,
+                                               values=values), ok=False, error=MADE_UP)
