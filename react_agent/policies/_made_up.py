@@ -1,8 +1,8 @@
 """Is a value of a tool call stated anywhere? A check of the values a model makes up.
 
 A small model offered a tool that does not fit the request, or that needs what the user did
-not say, fills the arguments with values of its own: a bus search from "New York, NY" for "I'm
-looking for a bus". :func:`made_up` finds a required free-text value that no text of the run
+not say, fills the arguments with values of its own: a ferry booking from "Lakeview, OR" for "I need
+a ferry ticket". :func:`made_up` finds a required free-text value that no text of the run
 states; :class:`GroundValues` refuses the call, then asks for the final answer when the values
 come again.
 """
@@ -159,7 +159,7 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[
 
 def _quoted(value: str, description: Any) -> bool:
     """Whether ``description`` (an argument's) lists ``value`` in quotes, as an option written
-    out in words ("Can be 'melting', 'freezing', 'vaporization'")."""
+    out in words ("Can be 'standard', 'express', 'overnight'")."""
     if not isinstance(description, str):
         return False
     folded, value = description[:MAX_DESCRIPTION_CHARS].casefold(), value.casefold()
@@ -177,9 +177,9 @@ class GroundValues(Policy):
     """Do not run a call whose required free-text argument holds a value that neither the
     user's messages, any tool result so far nor the system prompt's own instructions state
     (:func:`made_up`; the tools' descriptions in the system prompt do not count):
-    a bus search from "New York" to "Los Angeles" for "I'm looking for a bus", a player's
-    statistics for a question that names no player. A small model offered a tool that does not
-    fit the request fills its arguments with values of its own; the refusal
+    a ferry booking from "Lakeview" to "Millbrook" for "I need a ferry ticket", a lookup of an
+    order number for a question that names no order. A small model offered a tool that does
+    not fit the request fills its arguments with values of its own; the refusal
     (``prompts/policies/made_up.md``, error ``"made_up"``) asks it to take the values from the
     request, look them up with a tool, or give the final answer (asking the user for what is
     missing, or answering from what it knows). Strings with an ``enum``, codes and short

@@ -15,14 +15,14 @@ from react_agent.policies import _made_up, default_policies
 from react_agent.types import ToolCall, ToolResult
 
 
-def _bus_and_weather() -> tuple[Toolbox, list[dict[str, Any]]]:
+def _ferry_and_weather() -> tuple[Toolbox, list[dict[str, Any]]]:
     tb, ran = Toolbox(), []
 
     @tb.tool
-    def find_bus(from_city: str, to_city: str, seats: int = 1) -> str:
-        """Search bus itineraries between two cities."""
+    def find_ferry(from_city: str, to_city: str, seats: int = 1) -> str:
+        """Search ferry crossings between two cities."""
         ran.append({"from_city": from_city, "to_city": to_city})
-        return '{"buses": []}'
+        return '{"ferries": []}'
 
     @tb.tool
     def get_weather(city: str, note: str = "") -> str:
@@ -40,24 +40,24 @@ def _stated(*user: str, results: tuple[str, ...] = ()) -> _made_up.Stated:
 
 
 @pytest.mark.parametrize(("args", "said", "made_up"), [
-    ({"from_city": "New York, NY", "to_city": "Los Angeles"}, "I'm looking for a bus.",
-     [("from_city", "New York, NY"), ("to_city", "Los Angeles")]),
-    ({"from_city": "Anaheim", "to_city": "Los Angeles"}, "A bus from Anaheim, please.",
-     [("to_city", "Los Angeles")]),
-    ({"from_city": "Germany", "to_city": "Berlin"}, "German buses to BERLIN", []),  # a stem
-    ({"from_city": "北京", "to_city": "上海市"}, "明天从北京坐大巴去上海", []),  # CJK pairs
+    ({"from_city": "Lakeview, OR", "to_city": "Millbrook"}, "I need a ferry ticket.",
+     [("from_city", "Lakeview, OR"), ("to_city", "Millbrook")]),
+    ({"from_city": "Fairhaven", "to_city": "Millbrook"}, "A ferry from Fairhaven, please.",
+     [("to_city", "Millbrook")]),
+    ({"from_city": "Germany", "to_city": "Berlin"}, "German ferries to BERLIN", []),  # a stem
+    ({"from_city": "北京", "to_city": "上海市"}, "明天从北京坐轮渡去上海", []),  # CJK pairs
     ({"from_city": "U.S.", "to_city": "Lyon"}, "from the U.S to Lyon", []),  # short: not checked
-    ({"from_city": "ORD-T2", "to_city": "2024-05-12"}, "a bus", []),  # codes, a date
+    ({"from_city": "ORD-T2", "to_city": "2024-05-12"}, "a ferry", []),  # codes, a date
 ])
 def test_a_required_value_the_request_does_not_state_is_made_up(
         args: dict[str, Any], said: str, made_up: list[tuple[str, str]]) -> None:
-    tool = _bus_and_weather()[0]["find_bus"]
-    assert _made_up.made_up(ToolCall("find_bus", args), tool.parameters, _stated(said)) \
+    tool = _ferry_and_weather()[0]["find_ferry"]
+    assert _made_up.made_up(ToolCall("find_ferry", args), tool.parameters, _stated(said)) \
         == made_up
 
 
 def test_optional_and_listed_values_are_not_checked_and_results_ground_values() -> None:
-    weather = _bus_and_weather()[0]["get_weather"]
+    weather = _ferry_and_weather()[0]["get_weather"]
     call = ToolCall("get_weather", {"city": "Beijing", "note": "Something made up"})
     assert _made_up.made_up(call, weather.parameters, _stated("Weather?")) == [
         ("city", "Beijing")]  # `note` is optional
@@ -79,7 +79,7 @@ def test_the_system_prompts_instructions_state_values_its_tool_descriptions_do_n
     from react_agent import prompts
     from react_agent.policies import GroundValues
 
-    toolbox, ran = _bus_and_weather()
+    toolbox, ran = _ferry_and_weather()
     login = Toolbox.from_openai_specs([{"type": "function", "function": {
         "name": "login", "description": "Log a user in with their username and password.",
         "parameters": {"type": "object", "required": ["password"],
@@ -95,19 +95,19 @@ def test_the_system_prompts_instructions_state_values_its_tool_descriptions_do_n
     # a value that only a tool's description holds is made up
     stated = _made_up.Stated(Facts(system=[prompts.render_system_prompt(toolbox)]),
                                prompts.render_system_prompt(toolbox))
-    assert not stated.states("Search bus itineraries")
+    assert not stated.states("Search ferry crossings")
 
 
 def test_composed_values_are_not_checked() -> None:
-    tool = _bus_and_weather()[0]["find_bus"]
+    tool = _ferry_and_weather()[0]["find_ferry"]
     for value in ("dir C:\\", "https://example.org/x?a=1", "(1234 * 5678)", "a/b/c.txt"):
-        call = ToolCall("find_bus", {"from_city": value, "to_city": value})
+        call = ToolCall("find_ferry", {"from_city": value, "to_city": value})
         assert _made_up.made_up(call, tool.parameters, _stated("List the drive.")) == []
 
 
 def test_only_the_first_words_of_a_long_value_are_looked_for() -> None:
     long = " ".join(["zzzz"] * _made_up.MAX_VALUE_WORDS + ["Lisbon"])
-    tool = _bus_and_weather()[0]["get_weather"]
+    tool = _ferry_and_weather()[0]["get_weather"]
     call = ToolCall("get_weather", {"city": long})
     assert _made_up.made_up(call, tool.parameters, _stated("Weather in Lisbon?")) == [
         ("city", long)]
@@ -118,38 +118,38 @@ def test_only_the_first_words_of_a_long_value_are_looked_for() -> None:
 def test_made_up_values_are_refused_then_sent_again_the_final_answer_is_asked_for() -> None:
     from react_agent.policies import GroundValues
 
-    toolbox, ran = _bus_and_weather()
-    bus = act("find_bus", from_city="New York, NY", to_city="Los Angeles, CA")
-    model = ScriptedModel([bus, bus, final("Where from and where to?")])
-    result = Agent(model, toolbox, policies=[GroundValues()]).run("I'm looking for a bus.")
+    toolbox, ran = _ferry_and_weather()
+    ferry = act("find_ferry", from_city="Lakeview, OR", to_city="Millbrook, NY")
+    model = ScriptedModel([ferry, ferry, final("Where from and where to?")])
+    result = Agent(model, toolbox, policies=[GroundValues()]).run("I need a ferry ticket.")
     assert ran == [] and result.final_answer == "Where from and where to?"
     refusals = [r for s in result.steps for r in s.results]
     assert [r.error for r in refusals] == ["made_up"]
-    assert "'New York, NY' (from_city)" in refusals[0].observation
+    assert "'Lakeview, OR' (from_city)" in refusals[0].observation
     assert "ask the user" in refusals[0].observation
     # sent again (the refusal that quotes the values grounds nothing): set aside, the final
     # answer asked for, held to the answer's schema
     assert [n[2].split(":")[0] for s in result.steps for n in s.notes] == [
-        "find_bus", "made up again"]
+        "find_ferry", "made up again"]
     assert result.steps[1].in_history is False and result.steps[2].origin == "ground_values"
     options = model.schemas[2]["properties"]["action"]["anyOf"]  # type: ignore[index]
     assert [list(o["properties"]) for o in options] == [["final_answer"]]
-    assert "'Los Angeles, CA' (to_city)" in model.calls[2][-1]["content"]
+    assert "'Millbrook, NY' (to_city)" in model.calls[2][-1]["content"]
 
 
 def test_a_value_quoted_as_an_option_in_its_description_is_not_made_up() -> None:
     spec = {"type": "object", "required": ["transition"], "properties": {"transition": {
-        "type": "string", "description": "Can be 'melting', 'freezing' or 'vaporization'."}}}
-    said = _stated("Energy to turn 100 g of water to steam?")
-    assert _made_up.made_up(ToolCall("t", {"transition": "vaporization"}), spec, said) == []
-    assert _made_up.made_up(ToolCall("t", {"transition": "sublimation"}), spec, said) == [
-        ("transition", "sublimation")]
+        "type": "string", "description": "Can be 'standard', 'express' or 'overnight'."}}}
+    said = _stated("Ship it to arrive by tomorrow morning.")
+    assert _made_up.made_up(ToolCall("t", {"transition": "overnight"}), spec, said) == []
+    assert _made_up.made_up(ToolCall("t", {"transition": "same-day courier"}), spec, said) == [
+        ("transition", "same-day courier")]
 
 
 def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
     from react_agent.policies import GroundValues
 
-    toolbox, ran = _bus_and_weather()
+    toolbox, ran = _ferry_and_weather()
     model = ScriptedModel([act("get_weather", city="Beijing"), final("Clear.")])
     Agent(model, toolbox, policies=[GroundValues()]).run("Is it clear in Beijing?")
     assert ran == [{"city": "Beijing"}]
@@ -157,25 +157,25 @@ def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
 
 
 @pytest.mark.parametrize(("value", "said", "is_made_up"), [
-    ("Paris", "a comparison of bus prices", True),  # whole words only
-    ("LOS ANGELES", "a bus, please", True),  # capitals are no code
-    ("广州南站", "I want a bus", True),  # a short CJK value is checked
-    ("Zürich", "a bus from Zurich", False),  # accents
+    ("Paris", "a comparison of ferry prices", True),  # whole words only
+    ("LOS ANGELES", "a ferry, please", True),  # capitals are no code
+    ("广州南站", "I want a ferry", True),  # a short CJK value is checked
+    ("Zürich", "a ferry from Zurich", False),  # accents
     ("San Diego", "from SAN DIEGO!", False),
 ])
 def test_values_are_compared_as_whole_words_without_accents(value: str, said: str,
                                                             is_made_up: bool) -> None:
-    tool = _bus_and_weather()[0]["find_bus"]
-    call = ToolCall("find_bus", {"from_city": value, "to_city": value})
+    tool = _ferry_and_weather()[0]["find_ferry"]
+    call = ToolCall("find_ferry", {"from_city": value, "to_city": value})
     assert bool(_made_up.made_up(call, tool.parameters, _stated(said))) is is_made_up
 
 
 def test_an_example_in_a_description_is_no_option_and_a_default_or_const_is() -> None:
     spec = {"type": "object", "required": ["city"], "properties": {"city": {
-        "type": "string", "description": "The city, e.g. 'San Francisco, CA'.",
+        "type": "string", "description": "The city, e.g. 'Lakeview, OR'.",
         "default": "Sacramento"}}}
-    said = _stated("A bus, please.")
-    assert _made_up.made_up(ToolCall("t", {"city": "San Francisco, CA"}), spec, said)
+    said = _stated("A ferry, please.")
+    assert _made_up.made_up(ToolCall("t", {"city": "Lakeview, OR"}), spec, said)
     assert _made_up.made_up(ToolCall("t", {"city": "Sacramento"}), spec, said) == []
     const = {"type": "object", "required": ["scale"],
              "properties": {"scale": {"type": "string", "const": "celsius_scale"}}}
@@ -183,25 +183,25 @@ def test_an_example_in_a_description_is_no_option_and_a_default_or_const_is() ->
 
 
 @pytest.mark.parametrize("first", [
-    "I will look up buses from Springfield to Shelbyville.",  # feedback quotes the reply
+    "I will look up ferries from Springfield to Shelbyville.",  # feedback quotes the reply
     act("Springfield_Shelbyville"),  # the unknown tool's result names it
 ])
 def test_what_the_run_echoes_back_grounds_no_value(first: str) -> None:
     from react_agent.policies import GroundValues
 
-    toolbox, ran = _bus_and_weather()
-    bus = act("find_bus", from_city="Springfield", to_city="Shelbyville")
-    model = ScriptedModel([first, bus, final("Where from?")])
-    Agent(model, toolbox, policies=[GroundValues()]).run("I'm looking for a bus.")
+    toolbox, ran = _ferry_and_weather()
+    ferry = act("find_ferry", from_city="Springfield", to_city="Shelbyville")
+    model = ScriptedModel([first, ferry, final("Where from?")])
+    Agent(model, toolbox, policies=[GroundValues()]).run("I need a ferry ticket.")
     assert ran == []
 
 
 def test_a_refusal_quotes_at_most_the_start_of_a_long_value() -> None:
     from react_agent.policies import GroundValues
 
-    toolbox, _ = _bus_and_weather()
+    toolbox, _ = _ferry_and_weather()
     long = "Springfield " * 5_000
-    model = ScriptedModel([act("find_bus", from_city=long, to_city="Shelbyville"), final("?")])
-    result = Agent(model, toolbox, policies=[GroundValues()]).run("A bus, please.")
+    model = ScriptedModel([act("find_ferry", from_city=long, to_city="Shelbyville"), final("?")])
+    result = Agent(model, toolbox, policies=[GroundValues()]).run("A ferry, please.")
     refusal = result.steps[0].results[0]
     assert refusal.error == "made_up" and len(refusal.observation) < 1_000
