@@ -316,6 +316,7 @@ _STRUCTURE_AFTER = frozenset("}])#")
 # "He said "hi", then left".
 _MEMBER_AFTER_COMMA = re.compile(  # (a stray word before the next key counts: it is an error)
     r"""(?:\s|\\[nrt])*(?:["'“”‘’„][^"'“”‘’\n]{0,64}["'“”’]\s*(?:[:：{\[\d"'“”‘’„-]|(?:true|false|null)\b)"""
+    r"""|"[^"\n]{0,64}"\s*[:：]"""  # a double-quoted key with an apostrophe: Python's repr
     r"""|["'“”‘’„]{2}[^"'“”‘’\n]{1,64}["'“”’]\s*[:：]|[A-Za-z_$][\w$]*["'”’]?(?:\s|\\[nrt])*[:：]"""
     r"""|[}\]]|//|/\*|\#|$"""
     r"""|[^\s"'“”‘’„:,{}\[\]]{1,40}(?:\s|\\[nrt])+["'“”‘’„][^"'“”‘’\n]{0,64}["'“”’]\s*[:：])"""
