@@ -10,7 +10,10 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
+import regex
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CJK = regex.compile(r"(?=\w)[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]")
 _STOPWORDS = frozenset({
     "a", "an", "the", "is", "are", "was", "were", "be", "been", "of", "in", "on", "at", "to",
     "for", "and", "or", "but", "what", "which", "who", "whom", "where", "when", "why", "how",
@@ -19,13 +22,20 @@ _STOPWORDS = frozenset({
 })
 
 
+def is_cjk(char: str) -> bool:
+    """Whether ``char`` (its first character) is a letter of a CJK script: Han, Hiragana,
+    Katakana or Hangul, by Unicode's script extensions (so ``ー`` and ``々`` are; ``。`` and
+    full-width Latin letters are not). CJK is written without spaces between words."""
+    return _CJK.match(char) is not None
+
+
 def terms(text: str) -> set[str]:
     """Lower-cased words of ``text`` without stop words; CJK runs split into characters;
     ``snake_case`` and ``dotted.names`` split into their words."""
     found: set[str] = set()
     for word in _WORD.findall(text.lower().replace("_", " ")):
-        if any("\u3040" <= c <= "\u9fff" for c in word):
-            found.update(c for c in word if not c.isascii())
+        if any(is_cjk(c) for c in word):
+            found.update(c for c in word if is_cjk(c))
             found.update(re.findall(r"[a-z0-9]+", word))
         elif (len(word) > 1 or word.isdigit()) and word not in _STOPWORDS:
             found.add(word)

@@ -18,6 +18,7 @@ import json
 import math
 import re
 
+from .._lexical import is_cjk
 from ..tools.builtin import MAX_EXPRESSION_CHARS, evaluate
 from ..types import JSON_NUMBER
 from ._escapes import json_string
@@ -342,11 +343,6 @@ _STOPS["’"] = _STOPS["‘"]
 _CLOSERS_OF = {'"': '"', "'": "'", "“": '"”', "”": '"”', "„": '"“”', "‘": "'’", "’": "'’"}
 
 
-def _is_cjk(ch: str) -> bool:
-    return ("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff"
-            or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff")
-
-
 class _StringReader:
     """Finds where a string value ends in a JSON-ish text whose inner quotes may be unescaped.
 
@@ -531,7 +527,7 @@ class _StringReader:
             return False
         prev = raw[q - 1]
         return (q - 1 == self.start or prev.isspace() or prev in _OPENING_PUNCTUATION
-                or _is_cjk(prev))
+                or is_cjk(prev))
 
 
 def _skip_trailing_ellipsis(raw: str, i: int, stack: list[str], last: str) -> int:

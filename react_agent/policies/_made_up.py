@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import prompts
+from .._lexical import is_cjk
 from ..engine import Each, Facts, Gathered, Policy, Request, Run
 from ..types import Reply, Step, ToolCall, ToolResult
 from ._grounding import MADE_UP
@@ -30,7 +31,6 @@ MAX_DESCRIPTION_CHARS = 2_000
 _VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
 _MIN_WORD = 4  # shorter words ("the", "new") ground nothing
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
 _EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example)[^'\"`]{0,20}$")
 _QUOTED = 80  # the characters of a value a refusal quotes
@@ -52,7 +52,7 @@ def _word_keys(text: str) -> set[str]:
     :data:`_PREFIX` letters, as ``"=word"`` and ``"<prefix"``."""
     keys: set[str] = set()
     for word in _words(text):
-        if not _CJK.match(word):
+        if not is_cjk(word):
             keys.update((f"={word}", f"<{word[:_PREFIX]}"))
     return keys
 
@@ -60,7 +60,7 @@ def _word_keys(text: str) -> set[str]:
 def _bigrams(text: str) -> set[str]:
     """Each pair of neighbouring CJK characters of ``text`` (CJK is written without spaces)."""
     return {text[i:i + 2] for i in range(len(text) - 1)
-            if _CJK.match(text[i]) and _CJK.match(text[i + 1])}
+            if is_cjk(text[i]) and is_cjk(text[i + 1])}
 
 
 def _spaced(text: str) -> str:
@@ -115,7 +115,7 @@ class Stated:
         spaced = _spaced(value)
         if spaced.strip() and any(spaced in text for text in (*self._said(), *self._spaced())):
             return True
-        words = [w for w in _words(value[:_VALUE_CHARS]) if not _CJK.match(w)][:MAX_VALUE_WORDS]
+        words = [w for w in _words(value[:_VALUE_CHARS]) if not is_cjk(w)][:MAX_VALUE_WORDS]
         for word in words:
             if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):
                 return True
