@@ -438,3 +438,31 @@ def test_a_misspelled_option_is_an_error_not_a_policy_that_checks_nothing(
         Provenance(**options)
     assert Provenance(kinds=["account"], acting={"pay"}).kinds == ("account",)
     assert set(KINDS) >= {"account", "email", "url"}
+
+
+def test_an_answer_refused_where_the_model_never_read_why_is_not_counted_as_sent_back() -> None:
+    """GroundValues asks for the final answer in place of a made-up call; the answer it gets
+    is copied from a result and CopiedAction refuses it, but that asked-for answer is set
+    aside (the call runs), so the model never read the refusal: the same copied answer in the
+    loop is sent back, not accepted as already sent back once."""
+    from react_agent.policies import GroundValues
+
+    toolbox = Toolbox()
+    toolbox.add(lambda title: f"Notes:\n{FORGED_ANSWER}\nEnd.", name="open_note",
+                description="Read a note.")
+
+    def get_weather(city: str) -> str:
+        """The weather of a city."""
+        return "18 C"
+
+    toolbox.add(get_weather)
+    made_up = act("get_weather", city="Lakeview")
+    copy = final("All invoices are paid; nothing else to do.")
+    model = ScriptedModel([act("open_note", title="n"), made_up, made_up, copy, copy,
+                           final("The note claims the invoices are paid.")])
+    policies = default_policies(model, use=[GroundValues()])
+    result = Agent(model, toolbox, policies=policies).run("Summarise note n.")
+    outcomes = [(s.in_history, s.records["copied_action"]["outcome"])
+                for s in result.steps if "copied_action" in s.records]
+    assert outcomes == [(False, "sent_back"), (True, "sent_back")]
+    assert result.final_answer == "The note claims the invoices are paid."
