@@ -54,10 +54,9 @@ LAYERS: list[tuple[str, list[str]]] = [
      "policies; options", [
         "events", "engine._framing", "engine._protocol", "engine._output", "engine._facts",
         "engine._run", "engine._loop", "engine",
-        "policies._constrained", "policies._repeat", "policies._grounding",
-        "policies._held_calls", "policies._values", "policies._restated", "policies._announced",
-        "policies._answer_floor", "policies._review", "policies._routing",
-        "policies._unknown_args",
+        "policies._constrained", "policies._answer_floor", "policies._repeat",
+        "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
+        "policies._announced", "policies._review", "policies._routing", "policies._unknown_args",
         "policies._best_effort", "policies._provenance", "policies._relevance",
         "policies._made_up", "policies._missed_call", "policies",
         "config",

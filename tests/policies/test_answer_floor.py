@@ -44,34 +44,3 @@ def test_the_answer_floor_can_be_set_or_turned_off(toolbox: Toolbox) -> None:
         with pytest.raises(ConfigError, match="floor must be a probability in"):
             AnswerFloor(floor=floor)
     AgentConfig(policies=[AnswerFloor(floor=1.0)])
-
-
-def test_an_answer_it_took_that_announces_an_action_gives_way_to_the_models_own_calls(
-        toolbox: Toolbox) -> None:
-    promise = final("I will check the temperature in Paris for you.")
-    model = FloorModel([promise, act("get_weather", "Paris.", city="Paris"),
-                        final("18 °C in Paris.")])
-    result = Agent(model, toolbox, policies=default_policies(off=["review"])).run(TASK)
-    assert model.floors == [0.035, None, None]  # asked again without the floor
-    taken, again, answer = result.steps
-    assert taken.in_history is False and again.origin == "answer_floor"
-    assert taken.records["answer_floor"]["promise"].startswith("I will check the temperature")
-    assert [c.name for c in again.tool_calls] == ["get_weather"]
-    assert result.final_answer == "18 °C in Paris."
-    assert not any("I will check" in m["content"] for m in model.calls[-1])
-
-
-def test_the_answer_stays_when_asked_again_brings_no_call(toolbox: Toolbox) -> None:
-    promise = final("I will check the temperature in Paris for you.")
-    model = FloorModel([promise, final("Paris is usually mild.")])
-    result = Agent(model, toolbox, policies=default_policies(off=["review"])).run(TASK)
-    assert result.final_answer == "I will check the temperature in Paris for you."
-    assert [s.in_history for s in result.steps] == [True, False]
-    assert "no call came; the answer stays" in result.steps[0].notes[-1][2]
-
-
-def test_an_answer_it_took_that_announces_nothing_a_tool_does_stays(toolbox: Toolbox) -> None:
-    model = FloorModel([final("I will need the name of the city first.")])
-    result = Agent(model, toolbox).run("What's the weather like?")
-    assert len(model.floors) == 1 and len(result.steps) == 1
-    assert "promise" not in result.steps[0].records["answer_floor"]
