@@ -15,6 +15,8 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import regex
+
 from .. import prompts
 from .._lexical import is_cjk
 from ..engine import Each, Facts, Gathered, Policy, Request, Run
@@ -34,6 +36,7 @@ _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "
 _CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
 _EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example)[^'\"`]{0,20}$")
 _QUOTED = 80  # the characters of a value a refusal quotes
+_OTHER_SCRIPT = regex.compile(r"[^\P{L}\p{Latin}]")  # a letter not of the Latin script
 _COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
 
 
@@ -63,6 +66,12 @@ def _bigrams(text: str) -> set[str]:
             if is_cjk(text[i]) and is_cjk(text[i + 1])}
 
 
+def _scripts(text: str) -> set[str]:
+    """``{"other"}`` when ``text`` holds a letter of another script than Latin (CJK,
+    Cyrillic, ...), else nothing."""
+    return {"other"} if _OTHER_SCRIPT.search(text) else set()
+
+
 def _spaced(text: str) -> str:
     """The letters and digits of ``text`` (folded) as words with one space around each."""
     return " " + " ".join(re.findall(r"[^\W_]+", _fold(text))) + " "
@@ -90,6 +99,7 @@ class Stated:
         self._excluded_keys, self._excluded_bigrams = _word_keys(excluded), _bigrams(excluded)
         self._spaced = Each(self._grounding, _spaced)
         self._said = Each(self._said_texts, _spaced)
+        self._scripts = Gathered([self._said_texts], _scripts, set())
         self.refused = sum(1 for r in facts.results if r.error == MADE_UP)
         """Calls of the run refused as made up so far (a resumed run's included)."""
 
@@ -110,8 +120,13 @@ class Stated:
         result as written (its letters and digits, as whole words, without accents), or any of
         these texts by a word of 4 letters or more (or one with the same first 5 letters:
         "German" for "Germany"), or, for CJK, by a pair of its characters; of its words,
-        at most the first :data:`MAX_VALUE_WORDS` in its first 2,048 characters are read."""
+        at most the first :data:`MAX_VALUE_WORDS` in its first 2,048 characters are read.
+        A value in another script than the user's words (Latin letters only where they wrote
+        letters of another script, or the other way round) counts as stated: it may be a
+        translation."""
         self._sync()
+        if _scripts(value) != ({"other"} & self._scripts()):
+            return True  # a translation ("Tokyo" for 东京) or a spelling in another script
         spaced = _spaced(value)
         if spaced.strip() and any(spaced in text for text in (*self._said(), *self._spaced())):
             return True

@@ -48,6 +48,12 @@ def _stated(*user: str, results: tuple[str, ...] = ()) -> _made_up.Stated:
     ({"from_city": "北京", "to_city": "上海市"}, "明天从北京坐轮渡去上海", []),  # CJK pairs
     ({"from_city": "U.S.", "to_city": "Lyon"}, "from the U.S to Lyon", []),  # short: not checked
     ({"from_city": "ORD-T2", "to_city": "2024-05-12"}, "a ferry", []),  # codes, a date
+    # another script than the request's: maybe a translation, which no word match can tell
+    ({"from_city": "Tokyo", "to_city": "Osaka"}, "明天从东京坐轮渡去大阪", []),
+    ({"from_city": "東京", "to_city": "大阪"}, "A ferry from Tokyo to Osaka", []),
+    ({"from_city": "Москва", "to_city": "Tokyo"}, "Паром из Москвы", []),
+    ({"from_city": "东京", "to_city": "Millbrook"}, "从东京坐轮渡", []),  # (nor made up)
+    ({"from_city": "东京", "to_city": "大阪"}, "从东京坐轮渡", [("to_city", "大阪")]),
 ])
 def test_a_required_value_the_request_does_not_state_is_made_up(
         args: dict[str, Any], said: str, made_up: list[tuple[str, str]]) -> None:
@@ -159,7 +165,8 @@ def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
 @pytest.mark.parametrize(("value", "said", "is_made_up"), [
     ("Paris", "a comparison of ferry prices", True),  # whole words only
     ("LOS ANGELES", "a ferry, please", True),  # capitals are no code
-    ("广州南站", "I want a ferry", True),  # a short CJK value is checked
+    ("广州南站", "我想坐轮渡", True),  # a short CJK value is checked
+    ("广州南站", "I want a ferry", False),  # another script: maybe a translation
     ("Zürich", "a ferry from Zurich", False),  # accents
     ("San Diego", "from SAN DIEGO!", False),
 ])
