@@ -32,11 +32,14 @@ MAX_DESCRIPTION_CHARS = 2_000
 
 _VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
 _MIN_WORD = 4  # shorter words ("the", "new") ground nothing
+_MIN_IDENTIFIER = 6  # letters and digits of an identifier matched however it is spaced
+_MAX_IDENTIFIER = 64  # (an IBAN has at most 34)
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
 _CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
 _EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example)[^'\"`]{0,20}$")
 _QUOTED = 80  # the characters of a value a refusal quotes
-_OTHER_SCRIPT = regex.compile(r"[^\P{L}\p{Latin}]")  # a letter not of the Latin script
+# two letters in a row of a script other than Latin (not µ, π, ʻ: one letter, or Common)
+_OTHER_SCRIPT = regex.compile(r"(?:(?![\p{Latin}\p{Common}\p{Inherited}])\p{L}){2}")
 _COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
 
 
@@ -72,6 +75,11 @@ def _scripts(text: str) -> set[str]:
     return {"other"} if _OTHER_SCRIPT.search(text) else set()
 
 
+def _compact(text: str) -> str:
+    """The letters and digits of ``text`` (folded), ``|`` between its words and around them."""
+    return "|" + "|".join(re.findall(r"[^\W_]+", _fold(text))) + "|"
+
+
 def _spaced(text: str) -> str:
     """The letters and digits of ``text`` (folded) as words with one space around each."""
     return " " + " ".join(re.findall(r"[^\W_]+", _fold(text))) + " "
@@ -98,6 +106,8 @@ class Stated:
         self._system_bigrams = Gathered([facts.system], _bigrams, set())
         self._excluded_keys, self._excluded_bigrams = _word_keys(excluded), _bigrams(excluded)
         self._spaced = Each(self._grounding, _spaced)
+        self._compact = Each(self._grounding, _compact)
+        self._said_compact = Each(self._said_texts, _compact)
         self._said = Each(self._said_texts, _spaced)
         self._scripts = Gathered([self._said_texts], _scripts, set())
         self.refused = sum(1 for r in facts.results if r.error == MADE_UP)
@@ -121,15 +131,24 @@ class Stated:
         these texts by a word of 4 letters or more (or one with the same first 5 letters:
         "German" for "Germany"), or, for CJK, by a pair of its characters; of its words,
         at most the first :data:`MAX_VALUE_WORDS` in its first 2,048 characters are read.
-        A value in another script than the user's words (Latin letters only where they wrote
-        letters of another script, or the other way round) counts as stated: it may be a
-        translation."""
+        An identifier (6 to 64 letters and digits, a digit among them) is stated where its
+        letters and digits stand in a text in that order with only spaces or marks between
+        them ("de89370400" for "DE89 3704 00"), beginning and ending with words of the text
+        (a cut identifier is not stated). A value in another script than the user's words
+        (Latin letters only where they wrote two letters in a row of another script, not a
+        µ or a π, or the other way round) counts as stated: it may be a translation."""
         self._sync()
         if _scripts(value) != ({"other"} & self._scripts()):
             return True  # a translation ("Tokyo" for 东京) or a spelling in another script
         spaced = _spaced(value)
         if spaced.strip() and any(spaced in text for text in (*self._said(), *self._spaced())):
             return True
+        compact = _compact(value[:_VALUE_CHARS]).replace("|", "")
+        if _MIN_IDENTIFIER <= len(compact) <= _MAX_IDENTIFIER and any(map(str.isdigit, compact)):
+            # its letters and digits, from the start of a word to the end of one
+            whole = re.compile(r"\|" + r"\|?".join(map(re.escape, compact)) + r"\|")
+            if any(whole.search(t) for t in (*self._said_compact(), *self._compact())):
+                return True  # an identifier written otherwise ("DE89 3704" as "de893704")
         words = [w for w in _words(value[:_VALUE_CHARS]) if not is_cjk(w)][:MAX_VALUE_WORDS]
         for word in words:
             if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):

@@ -169,6 +169,13 @@ def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
     ("广州南站", "I want a ferry", False),  # another script: maybe a translation
     ("Zürich", "a ferry from Zurich", False),  # accents
     ("San Diego", "from SAN DIEGO!", False),
+    ("de89370400440532013000", "to DE89 3704 0044 0532 0130 00", False),  # an identifier
+    ("+1-555-0100", "call +1 (555) 0100", False),  # (a code as well)
+    ("ab-20417-cd", "ref. ab 2041 7 cd", False),
+    ("ab-20418-cd", "ref. ab 2041 7 cd", True),
+    ("de893704004405", "to DE89 3704 0044 0532 0130 00", True),  # cut: no whole identifier
+    ("Millbrook Harbor", "a ferry and a 5 µm filter", True),  # one µ is no other script
+    ("Millbrook Harbor", "a ferry, π times 2", True),
 ])
 def test_values_are_compared_as_whole_words_without_accents(value: str, said: str,
                                                             is_made_up: bool) -> None:
