@@ -9,9 +9,10 @@ come again.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -20,12 +21,15 @@ import regex
 from .. import prompts
 from .._lexical import is_cjk
 from ..engine import Each, Facts, Gathered, Policy, Request, Run
-from ..types import Reply, Step, ToolCall, ToolResult
+from ..types import Message, Reply, Step, ToolCall, ToolResult
 from ._grounding import MADE_UP
 from ._relevance import answer_instead
 
 MAX_VALUE_WORDS = 64
 """The most words of one argument value that are looked for (its first ones)."""
+
+MAX_ANSWER_CHARS = 8_000
+"""The start of an earlier turn's final answer that grounds values."""
 
 MAX_DESCRIPTION_CHARS = 2_000
 """The start of an argument's description where a value may be quoted as an option."""
@@ -89,14 +93,14 @@ class Stated:
     """What grounds an argument value in one run, read from its
     :class:`~react_agent.engine.Facts` as they grow, each text once: the words, their first
     letters and the CJK character pairs of the user's messages (not the run's feedback on a
-    reply, which quotes the reply), every successful tool result, and the system prompt
-    without the words of
-    ``excluded`` (the prompt's own text and the tools' descriptions: a value that only copies a
-    description's words is still made up)."""
+    reply, which quotes the reply), every successful tool result, ``answers`` (the final
+    answers of a conversation's earlier turns, :func:`earlier_answers`), and the system
+    prompt without the words of ``excluded`` (the prompt's own text and the tools'
+    descriptions: a value that only copies a description's words is still made up)."""
 
-    def __init__(self, facts: Facts, excluded: str = "") -> None:
+    def __init__(self, facts: Facts, excluded: str = "", answers: Sequence[str] = ()) -> None:
         self._facts = facts
-        self._grounding = list(facts.earlier)
+        self._grounding = [*facts.earlier, *answers]
         self._said_texts: list[str] = []
         self._read = self._read_user = 0
         sources = [self._said_texts, self._grounding]
@@ -156,6 +160,34 @@ class Stated:
         pairs = _bigrams(value[:_VALUE_CHARS])
         return bool(pairs & self._bigrams()
                     or pairs & (self._system_bigrams() - self._excluded_bigrams))
+
+
+def earlier_answers(messages: Sequence[Message], task: str) -> list[str]:
+    """The final answers of the earlier turns in ``messages`` (those before the last user
+    message that is ``task``): what the user read and may point back to ("a ferry there"). An
+    assistant message that is a JSON reply gives its ``final_answer`` (a call gives nothing:
+    its values may be made up); one in plain text (a ``serve`` client's history) is the
+    answer. At most :data:`MAX_ANSWER_CHARS` characters of each."""
+    last = max((n for n, m in enumerate(messages)
+                if m.get("role") == "user" and m.get("content") == task), default=0)
+    answers = []
+    for message in messages[:last]:
+        content = message.get("content")
+        if message.get("role") != "assistant" or not isinstance(content, str):
+            continue
+        text = content[:MAX_ANSWER_CHARS]
+        if not text.lstrip().startswith("{"):
+            answers.append(text)
+            continue
+        try:
+            reply = json.loads(content)
+        except ValueError:
+            continue
+        action = reply.get("action") if isinstance(reply, dict) else None
+        answer = action.get("final_answer") if isinstance(action, dict) else None
+        if isinstance(answer, str):
+            answers.append(answer[:MAX_ANSWER_CHARS])
+    return answers
 
 
 def _cut(value: str) -> str:
@@ -226,7 +258,8 @@ class GroundValues(Policy):
     name: ClassVar[str] = "ground_values"
 
     def for_run(self, run: Run) -> Stated:
-        return Stated(run.facts, prompts.render_system_prompt(run.setup.shown))
+        return Stated(run.facts, prompts.render_system_prompt(run.setup.shown),
+                      earlier_answers(run.result.messages, run.task))
 
     def _made_up(self, run: Run, call: ToolCall) -> str:
         tool = run.setup.toolbox.get(call.name)

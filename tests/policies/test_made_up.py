@@ -219,3 +219,36 @@ def test_a_refusal_quotes_at_most_the_start_of_a_long_value() -> None:
     result = Agent(model, toolbox, policies=[GroundValues()]).run("A ferry, please.")
     refusal = result.steps[0].results[0]
     assert refusal.error == "made_up" and len(refusal.observation) < 1_000
+
+
+def test_an_earlier_turns_answer_grounds_a_value_its_calls_do_not() -> None:
+    from react_agent import Conversation
+    from react_agent.policies import GroundValues
+
+    toolbox, ran = _ferry_and_weather()
+    model = ScriptedModel([
+        final("Aegina is the closest island to Athens."),
+        act("find_ferry", from_city="Athens", to_city="Aegina"), final("Two ferries."),
+        act("get_weather", city="Lakeview"), final("Which city?")])
+    chat = Conversation(Agent(model, toolbox, policies=[GroundValues()]))
+    chat.ask("Which island is closest to Athens?")
+    chat.ask("Find me a ferry there from Athens.")
+    assert ran == [{"from_city": "Athens", "to_city": "Aegina"}]
+    third = chat.ask("And the weather?")  # "Lakeview": no answer or user message said it
+    assert ran == [{"from_city": "Athens", "to_city": "Aegina"}]
+    assert third.steps[0].results[0].error == "made_up"
+
+
+def test_earlier_answers_are_the_final_answers_before_the_task() -> None:
+    messages = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": '{"thought": "t", "action": {"final_answer": "Aegina"}}'},
+        {"role": "assistant", "content": '{"action": {"name": "f", "args": {"x": "Lakeview"}}}'},
+        {"role": "assistant", "content": "Plain text from a client's history."},
+        {"role": "assistant", "content": "{not json"},
+        {"role": "user", "content": "task"},
+        {"role": "assistant", "content": '{"action": {"final_answer": "after the task"}}'},
+    ]
+    assert _made_up.earlier_answers(messages, "task") == [
+        "Aegina", "Plain text from a client's history."]
+    assert _made_up.earlier_answers(messages, "no such task") == []
