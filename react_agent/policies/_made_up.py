@@ -36,6 +36,9 @@ MAX_DESCRIPTION_CHARS = 2_000
 
 _VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
 _MIN_WORD = 4  # shorter words ("the", "new") ground nothing
+_MAX_ACRONYM = 6  # capitals of a word that abbreviates words ("NYC")
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
+_ACRONYM_WORD = re.compile(r"\b[A-Za-z]")  # the first letter of each Latin word
 _MIN_IDENTIFIER = 6  # letters and digits of an identifier matched however it is spaced
 _MAX_IDENTIFIER = 64  # (an IBAN has at most 34)
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
@@ -43,6 +46,7 @@ _CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 6
 _EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example)[^'\"`]{0,20}$")
 _QUOTED = 80  # the characters of a value a refusal quotes
 # two letters in a row of a script other than Latin (not µ, π, ʻ: one letter, or Common)
+_LATIN = regex.compile(r"\p{Latin}{2}")
 _OTHER_SCRIPT = regex.compile(r"(?:(?![\p{Latin}\p{Common}\p{Inherited}])\p{L}){2}")
 _COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
 
@@ -74,9 +78,15 @@ def _bigrams(text: str) -> set[str]:
 
 
 def _scripts(text: str) -> set[str]:
-    """``{"other"}`` when ``text`` holds a letter of another script than Latin (CJK,
-    Cyrillic, ...), else nothing."""
-    return {"other"} if _OTHER_SCRIPT.search(text) else set()
+    """Of ``"latin"`` and ``"other"`` (CJK, Cyrillic, ...), the scripts ``text`` writes two
+    letters in a row of (a lone µ or π is no script of its own)."""
+    found = {"other"} if _OTHER_SCRIPT.search(text) else set()
+    return found | {"latin"} if _LATIN.search(text) else found
+
+
+def _acronyms(text: str) -> set[str]:
+    """The words of ``text`` written in 2 to 6 capital letters ("NYC", "LA")."""
+    return set(_ACRONYM.findall(text))
 
 
 def _compact(text: str) -> str:
@@ -112,6 +122,7 @@ class Stated:
         self._spaced = Each(self._grounding, _spaced)
         self._compact = Each(self._grounding, _compact)
         self._said_compact = Each(self._said_texts, _compact)
+        self._acronyms = Gathered([self._said_texts], _acronyms, set())  # the user's only
         self._said = Each(self._said_texts, _spaced)
         self._scripts = Gathered([self._said_texts], _scripts, set())
         self.refused = sum(1 for r in facts.results if r.error == MADE_UP)
@@ -138,11 +149,15 @@ class Stated:
         An identifier (6 to 64 letters and digits, a digit among them) is stated where its
         letters and digits stand in a text in that order with only spaces or marks between
         them ("de89370400" for "DE89 3704 00"), beginning and ending with words of the text
-        (a cut identifier is not stated). A value in another script than the user's words
-        (Latin letters only where they wrote two letters in a row of another script, not a
-        µ or a π, or the other way round) counts as stated: it may be a translation."""
+        (a cut identifier is not stated). A value whose words' first letters begin a word of
+        2 to 6 capitals of the user's messages is what that acronym stands for ("New York"
+        for "NYC"). A value in another script than the user's words
+        (the user wrote two letters in a row of a script the value has none of: Chinese for
+        a value in Latin letters, Latin for one in Chinese, not a lone µ or π) counts as
+        stated: it may be a translation."""
         self._sync()
-        if _scripts(value) != ({"other"} & self._scripts()):
+        scripts = _scripts(value)
+        if scripts and self._scripts() - scripts:
             return True  # a translation ("Tokyo" for 东京) or a spelling in another script
         spaced = _spaced(value)
         if spaced.strip() and any(spaced in text for text in (*self._said(), *self._spaced())):
@@ -153,6 +168,10 @@ class Stated:
             whole = re.compile(r"\|" + r"\|?".join(map(re.escape, compact)) + r"\|")
             if any(whole.search(t) for t in (*self._said_compact(), *self._compact())):
                 return True  # an identifier written otherwise ("DE89 3704" as "de893704")
+        initials = "".join(w[0] for w in _ACRONYM_WORD.findall(value[:_VALUE_CHARS])).upper()
+        if 2 <= len(initials) <= _MAX_ACRONYM and any(
+                a.startswith(initials) for a in self._acronyms()):
+            return True  # what an acronym stands for ("New York" for "NYC")
         words = [w for w in _words(value[:_VALUE_CHARS]) if not is_cjk(w)][:MAX_VALUE_WORDS]
         for word in words:
             if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):

@@ -175,6 +175,11 @@ def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
     ("ab-20418-cd", "ref. ab 2041 7 cd", True),
     ("de893704004405", "to DE89 3704 0044 0532 0130 00", True),  # cut: no whole identifier
     ("Millbrook Harbor", "a ferry and a 5 µm filter", True),  # one µ is no other script
+    ("纽约", "查一下New York的轮渡", False),  # the request writes Latin too: a translation?
+    ("New York", "a ferry from NYC", False),  # what an acronym stands for
+    ("Los Angeles", "ferries in LA?", False),
+    ("Lakeview Orchard", "ferries in LA?", True),
+    ("Los Angeles", "ferries in la", True),  # not written in capitals: no acronym
     ("Millbrook Harbor", "a ferry, π times 2", True),
 ])
 def test_values_are_compared_as_whole_words_without_accents(value: str, said: str,
