@@ -36,7 +36,7 @@ MAX_DESCRIPTION_CHARS = 2_000
 
 _VALUE_CHARS = 32 * MAX_VALUE_WORDS  # the start of a value whose words are read
 _MIN_WORD = 4  # shorter words ("the", "new") ground nothing
-_MAX_ACRONYM = 6  # capitals of a word that abbreviates words ("NYC")
+_MAX_ACRONYM = 6  # capitals of a word that abbreviates words ("SLC")
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
 _ACRONYM_WORD = re.compile(r"\b[A-Za-z]")  # the first letter of each Latin word
 _MIN_IDENTIFIER = 6  # letters and digits of an identifier matched however it is spaced
@@ -85,7 +85,7 @@ def _scripts(text: str) -> set[str]:
 
 
 def _acronyms(text: str) -> set[str]:
-    """The words of ``text`` written in 2 to 6 capital letters ("NYC", "LA")."""
+    """The words of ``text`` written in 2 to 6 capital letters ("SLC", "BA")."""
     return set(_ACRONYM.findall(text))
 
 
@@ -150,15 +150,15 @@ class Stated:
         letters and digits stand in a text in that order with only spaces or marks between
         them ("de89370400" for "DE89 3704 00"), beginning and ending with words of the text
         (a cut identifier is not stated). A value whose words' first letters begin a word of
-        2 to 6 capitals of the user's messages is what that acronym stands for ("New York"
-        for "NYC"). A value in another script than the user's words
+        2 to 6 capitals of the user's messages is what that acronym stands for ("Salt Lake
+        City" for "SLC"). A value in another script than the user's words
         (the user wrote two letters in a row of a script the value has none of: Chinese for
         a value in Latin letters, Latin for one in Chinese, not a lone µ or π) counts as
         stated: it may be a translation."""
         self._sync()
         scripts = _scripts(value)
         if scripts and self._scripts() - scripts:
-            return True  # a translation ("Tokyo" for 东京) or a spelling in another script
+            return True  # a translation ("Geneva" for 日内瓦) or a spelling in another script
         spaced = _spaced(value)
         if spaced.strip() and any(spaced in text for text in (*self._said(), *self._spaced())):
             return True
@@ -171,7 +171,7 @@ class Stated:
         initials = "".join(w[0] for w in _ACRONYM_WORD.findall(value[:_VALUE_CHARS])).upper()
         if 2 <= len(initials) <= _MAX_ACRONYM and any(
                 a.startswith(initials) for a in self._acronyms()):
-            return True  # what an acronym stands for ("New York" for "NYC")
+            return True  # what an acronym stands for ("Salt Lake City" for "SLC")
         words = [w for w in _words(value[:_VALUE_CHARS]) if not is_cjk(w)][:MAX_VALUE_WORDS]
         for word in words:
             if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):
