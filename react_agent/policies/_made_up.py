@@ -31,6 +31,9 @@ MAX_VALUE_WORDS = 64
 MAX_ANSWER_CHARS = 8_000
 """The start of an earlier turn's final answer that grounds values."""
 
+MAX_REPLY_CHARS = 64_000
+"""The longest earlier JSON reply read for its final answer (a longer one grounds nothing)."""
+
 MAX_DESCRIPTION_CHARS = 2_000
 """The start of an argument's description where a value may be quoted as an option."""
 
@@ -186,7 +189,8 @@ def earlier_answers(messages: Sequence[Message], task: str) -> list[str]:
     message that is ``task``): what the user read and may point back to ("a ferry there"). An
     assistant message that is a JSON reply gives its ``final_answer`` (a call gives nothing:
     its values may be made up); one in plain text (a ``serve`` client's history) is the
-    answer. At most :data:`MAX_ANSWER_CHARS` characters of each."""
+    answer. At most :data:`MAX_ANSWER_CHARS` characters of each; a JSON reply longer than
+    :data:`MAX_REPLY_CHARS`, or one nested too deep to read, gives nothing."""
     last = max((n for n, m in enumerate(messages)
                 if m.get("role") == "user" and m.get("content") == task), default=0)
     answers = []
@@ -198,9 +202,11 @@ def earlier_answers(messages: Sequence[Message], task: str) -> list[str]:
         if not text.lstrip().startswith("{"):
             answers.append(text)
             continue
+        if len(content) > MAX_REPLY_CHARS:
+            continue  # (a reply this long is not read: the work stays bounded)
         try:
             reply = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested past the interpreter's depth)
             continue
         action = reply.get("action") if isinstance(reply, dict) else None
         answer = action.get("final_answer") if isinstance(action, dict) else None

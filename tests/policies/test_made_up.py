@@ -257,3 +257,7 @@ def test_earlier_answers_are_the_final_answers_before_the_task() -> None:
     assert _made_up.earlier_answers(messages, "task") == [
         "Aegina", "Plain text from a client's history."]
     assert _made_up.earlier_answers(messages, "no such task") == []
+    hostile = [{"role": "assistant", "content": '{"a":' * 200_000},  # too deep for json
+               {"role": "assistant", "content": '{"a":' * 10_000},
+               {"role": "user", "content": "task"}]
+    assert _made_up.earlier_answers(hostile, "task") == []
