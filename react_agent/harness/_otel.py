@@ -53,6 +53,7 @@ from ..events import (
     Event,
     FinalAnswer,
     HistoryCompressed,
+    ModelCallFinished,
     ModelCallStarted,
     ParseFailed,
     PolicyNote,
@@ -143,6 +144,14 @@ class OtelCallback:
             self._start_run(st, event)
         elif isinstance(event, ModelCallStarted):
             self._start_chat(st, event.index, event.message_count, event.message_chars)
+        elif isinstance(event, ModelCallFinished):
+            # usage belongs to the call: a policy's question (read from probabilities) is
+            # answered but never parsed as a reply
+            if st.chat is not None and st.chat_step == event.step.index:
+                st.chat.set_attributes(_usage(event.step.prompt_tokens,
+                                              event.step.completion_tokens))
+                if event.step.origin:
+                    st.chat.set_attribute("react_agent.origin", event.step.origin)
         elif isinstance(event, (ReplyParsed, ParseFailed)):
             if st.chat is None or st.chat_step != event.step.index:
                 self._start_chat(st, event.step.index, 0, 0)  # replayed events have no start

@@ -367,7 +367,7 @@ class _Page:
             badges.append(_part("badge", kind="note", text=f"extra call: {_esc(step.origin)}"))
         if step.reply is None and not _question(step):
             badges.append(_part("badge", kind="bad", text="unusable reply"))
-        elif step.stage != "direct":
+        elif step.stage not in (None, "direct"):  # (a question has no reply to parse)
             badges.append(_part("badge", kind="warn", text=f"parser: {_esc(step.stage or '')}"))
         failed = [r for r in step.results if not r.ok]
         for r in failed:

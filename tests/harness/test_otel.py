@@ -188,6 +188,24 @@ def test_a_failed_run_and_a_policy_call(provider: TracerProvider,
     assert notes and dict(notes[0].attributes or {})["react_agent.policy"] == "review"
 
 
+
+def test_a_focused_question_reports_its_usage(provider: TracerProvider,
+                                              exporter: InMemorySpanExporter) -> None:
+    # Relevance's question is answered and never parsed as a reply: its span has the usage too
+    from react_agent.policies import Relevance, default_policies
+
+    replies = [REPLIES[2], "yes", REPLIES[3]]
+    callback = OtelCallback(provider, model="scripted")
+    result = Agent(ScriptedModel(replies), weather(), callbacks=[callback],
+                   policies=default_policies(use=[Relevance()], off=["review"])).run(TASK)
+    assert [s.origin for s in result.steps] == [None, "relevance", None]
+    chats = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+    assert len(chats) == 3
+    question = dict(chats[1].attributes or {})
+    assert question["react_agent.origin"] == "relevance"
+    assert question["gen_ai.usage.input_tokens"] == result.steps[1].prompt_tokens > 0
+    assert question["gen_ai.usage.output_tokens"] == result.steps[1].completion_tokens
+
 CLEANED, HELD = 73914, "zq-held-55817"  # values found nowhere else
 
 

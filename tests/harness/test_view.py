@@ -244,9 +244,10 @@ def test_a_policys_question_is_a_question_not_an_unusable_reply() -> None:
     result = Agent(ScriptedModel(replies), toolbox(), policies=policies).run("Weather?")
     assert [s.origin for s in result.steps] == [None, "relevance", None]
     page = render_view(result)
-    question = re.search(r'<details class="step[^"]*" id="e0t0s1".*?</details>', page, re.S)
+    question = re.search(r'<details class="step[^"]*" id="e0t0s2".*?</details>', page, re.S)
     assert question is not None and "unusable reply" not in question.group()
     assert 'class="step bad' not in question.group()
+    assert "extra call: relevance" in question.group() and "parser:" not in question.group()
     timeline = page[page.index('<ol class="timeline">'):page.index("</ol>")]
     assert '<span class="what">question (relevance): yes</span>' in timeline
 
