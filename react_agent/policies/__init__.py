@@ -17,10 +17,10 @@ In the order their hooks are called:
 :class:`RepeatSetAside`       sets aside a reply that repeats calls whose results the run has
 :class:`CopiedAction`         sends back a reply whose action a tool result wrote
 :class:`HoldDependentCalls`   holds a call whose values wait for another call's result
-:class:`Relevance`            asks whether the tools a first reply calls fit the task (not by
-                              default)
+:class:`Relevance`            asks whether the tools a first reply calls fit the task (by
+                              default where the backend gives likelihoods)
 :class:`MissedCall`           asks whether a tool fits when a first reply answers without one
-                              (not by default)
+                              (by default where the backend gives likelihoods)
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
 :class:`GroundValues`         refuses a required free-text value from nowhere (not by default)
 :class:`Provenance`           does not run silently an acting call with values only a tool
@@ -75,7 +75,11 @@ def default_policies(
     without :class:`HoldDependentCalls` for any other (a server whose model is unknown): it
     holds back calls of a right reply whose values the model inferred, and its gain was
     measured on the embedded model only. Add it with ``use=[HoldDependentCalls()]`` for a
-    small model behind a server.
+    small model behind a server. :class:`Relevance` and :class:`MissedCall` are added for a
+    small model that also declares ``accepts_choices = True`` (the embedded model, a local GGUF
+    file): their thresholds were tuned on the yes-or-no probabilities only such a backend
+    gives (a backend that answers in words would be asked a question whose answer is read as
+    all or nothing), and each costs a model call where it asks.
 
     Args:
         model: the backend the policies are for.
@@ -91,8 +95,11 @@ def default_policies(
         Constrained(), AnswerFloor(), CopiedAction(), RepeatSetAside(), HoldDependentCalls(),
         GroundContacts(), Review(), BestEffortAnswer(),
     )}
-    if model is not None and not getattr(model, "small_model", False):
+    small = model is None or getattr(model, "small_model", False)
+    if not small:
         del chosen[HoldDependentCalls.name]
+    if small and getattr(model, "accepts_choices", False):
+        chosen.update((p.name, p) for p in (Relevance(), MissedCall()))
     extra = list(use)
     names = [p.name for p in extra]
     if len(set(names)) < len(names):

@@ -146,6 +146,25 @@ def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None
     assert Agent(ScriptedModel([]), policies=[]).policies == ()  # the loop core alone
 
 
+def test_a_small_model_that_gives_likelihoods_is_asked_the_focused_questions_by_default(
+) -> None:
+    # Relevance and MissedCall read "yes" from probabilities (their thresholds were tuned so)
+    class Likelihoods(ScriptedModel):
+        accepts_choices = True
+
+    class ServerWithLikelihoods:
+        accepts_choices = True
+
+    both = ["relevance", "missed_call"]
+    chosen = names(default_policies(Likelihoods([])))
+    assert chosen == [n for n in ORDER if n in names(default_policies()) + both]
+    assert chosen.index("held_calls") < chosen.index("relevance")  # at their place in ORDER
+    assert names(Agent(Likelihoods([])).policies) == chosen
+    assert not set(both) & set(names(default_policies(ServerWithLikelihoods())))
+    assert names(default_policies(Likelihoods([]), off=["relevance"])) == [
+        n for n in chosen if n != "relevance"]
+
+
 def test_use_replaces_the_default_of_the_same_name_or_adds_a_policy_at_its_place() -> None:
     policies = default_policies(use=[AtMostOnce(), Review(mode="always"), Routing(top_k=2)])
     assert names(policies) == ["routing", "constrained", "answer_floor", "copied_action",
