@@ -11,8 +11,9 @@ from react_agent import Agent, RunResult, Toolbox
 from react_agent.events import AnswerToken, ModelToken
 from react_agent.models import ScriptedModel
 from react_agent.models.base import Message, ModelReply
+from react_agent.policies import MissedCall, Relevance
 
-QUESTIONS = ("relevance", "missed_call")
+QUESTIONS = (Relevance.name, MissedCall.name)
 """The origins of the steps of a policy's focused yes-or-no question (no reply decoded)."""
 
 

@@ -188,7 +188,6 @@ def test_a_failed_run_and_a_policy_call(provider: TracerProvider,
     assert notes and dict(notes[0].attributes or {})["react_agent.policy"] == "review"
 
 
-
 def test_a_focused_question_reports_its_usage(provider: TracerProvider,
                                               exporter: InMemorySpanExporter) -> None:
     # Relevance's question is answered and never parsed as a reply: its span has the usage too
@@ -205,6 +204,7 @@ def test_a_focused_question_reports_its_usage(provider: TracerProvider,
     assert question["react_agent.origin"] == "relevance"
     assert question["gen_ai.usage.input_tokens"] == result.steps[1].prompt_tokens > 0
     assert question["gen_ai.usage.output_tokens"] == result.steps[1].completion_tokens
+
 
 CLEANED, HELD = 73914, "zq-held-55817"  # values found nowhere else
 
