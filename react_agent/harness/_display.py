@@ -27,7 +27,7 @@ from ..events import (
     RunStarted,
     ToolFinished,
 )
-from ..types import RunResult
+from ..types import RunResult, Step
 
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -163,16 +163,30 @@ def summary(result: RunResult) -> str:
     return f"{line}\n{result.error}" if result.error else line
 
 
+def is_question(step: Step) -> bool:
+    """Whether ``step`` is a policy's question to the model (its answer is a word, never read
+    as a reply)."""
+    return step.reply is None and step.error is None and step.origin is not None \
+        and not step.in_history
+
+
 def usage_lines(result: RunResult) -> list[str]:
-    """Per model call and in all: model seconds, prompt + completion tokens, tool seconds."""
+    """Per model call and in all: model seconds, prompt + completion tokens, tool seconds; a
+    policy's extra call names the policy ("relevance's question", "review's call"), and a
+    question whose answer was read from the probabilities of its choices says it decoded
+    nothing (0 completion tokens)."""
     lines = []
     for step in result.steps:
         tools = sum(r.seconds for r in step.results)
-        lines.append(
-            f"step {step.index:>2}: model {step.model_seconds:6.2f} s, "
-            f"{_tokens(step.prompt_tokens)} prompt + {_tokens(step.completion_tokens)} "
-            f"completion tokens; tools {tools:.2f} s"
-        )
+        line = (f"step {step.index:>2}: model {step.model_seconds:6.2f} s, "
+                f"{_tokens(step.prompt_tokens)} prompt + {_tokens(step.completion_tokens)} "
+                f"completion tokens; tools {tools:.2f} s")
+        if is_question(step):
+            scored = " (its choices scored, nothing decoded)" if step.completion_tokens == 0 else ""
+            line += f"; {step.origin}'s question{scored}"
+        elif step.origin is not None:
+            line += f"; {step.origin}'s call"
+        lines.append(line)
     u = result.usage
     lines.append(
         f"in all:  model {u['model_seconds']:6.2f} s, {u['prompt_tokens']} prompt + "

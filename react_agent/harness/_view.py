@@ -42,7 +42,7 @@ from .._persist import write_atomically
 from .._version import __version__
 from ..errors import ConfigError
 from ..types import RunResult, Step, ToolResult
-from ._display import safe
+from ._display import is_question, safe
 from ._redaction import MASK, SECRET_PATTERNS, Redactor
 from ._view_entries import ViewEntry
 
@@ -365,7 +365,7 @@ class _Page:
         badges = []
         if step.origin:
             badges.append(_part("badge", kind="note", text=f"extra call: {_esc(step.origin)}"))
-        if step.reply is None and not _question(step):
+        if step.reply is None and not is_question(step):
             badges.append(_part("badge", kind="bad", text="unusable reply"))
         elif step.stage not in (None, "direct"):  # (a question has no reply to parse)
             badges.append(_part("badge", kind="warn", text=f"parser: {_esc(step.stage or '')}"))
@@ -531,7 +531,7 @@ def _run_seconds(runs: list[RunResult]) -> float:
 def _what(step: Step, following: Step | None) -> str:
     """The step in a few words: its calls, its answer (a draft when the review asked again in
     the ``following`` step, as :func:`_answer_label` says), or that it was unusable."""
-    if _question(step):
+    if is_question(step):
         return f"question ({step.origin}): {step.raw_output.strip()}"
     if step.reply is None:
         return "unusable reply"
@@ -553,14 +553,8 @@ def _is_draft(step: Step, following: Step | None) -> bool:
     return step.origin is None and following is not None and following.origin == "review"
 
 
-def _question(step: Step) -> bool:
-    """A policy's question to the model (its answer is a word, never read as a reply)."""
-    return step.reply is None and step.error is None and step.origin is not None \
-        and not step.in_history
-
-
 def _problem_class(step: Step) -> str:
-    if (step.reply is None and not _question(step)) or step.finish_reason == "length" or any(
+    if (step.reply is None and not is_question(step)) or step.finish_reason == "length" or any(
             not r.ok and not r.skipped for r in step.results):
         return "problem"
     return "noted" if step.notes or step.origin or not step.in_history else ""

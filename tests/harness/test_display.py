@@ -9,7 +9,7 @@ import re
 import pytest
 
 from react_agent import Agent, ModelError, OutputParseError, Toolbox, parse_reply
-from react_agent.harness._display import Printer, summary
+from react_agent.harness._display import Printer, summary, usage_lines
 from react_agent.models import ScriptedModel
 from react_agent.policies import Review, default_policies
 from react_agent.types import ModelReply
@@ -196,3 +196,24 @@ def test_a_final_answer_taken_by_the_answer_floor_says_so() -> None:
         "its action; taking it instead of a tool call",
         "Final answer: Bonjour.",
     ]
+
+
+def test_usage_lines_name_the_policy_of_an_extra_call() -> None:
+    from react_agent.policies import Relevance
+
+    call = json.dumps({"thought": "t", "action": {"name": "get_weather", "args": {"city": "北京"}}})
+    question = ModelReply("yes", choices={"yes": 0.9, "no": 0.1}, prompt_tokens=50,
+                          completion_tokens=0)
+    replies = [call, question, REPLIES[3], REPLIES[4]]
+    toolbox = Toolbox()
+    toolbox.tool(lambda city: "sunny", name="get_weather", description="Weather of a city.")
+    policies = default_policies(use=[Relevance(), Review(mode="always")])
+    agent = Agent(ScriptedModel(replies), toolbox, policies=policies)
+    result = agent.run("北京天气怎么样?")
+    assert [s.origin for s in result.steps] == [None, "relevance", None, "review"]
+    lines = usage_lines(result)
+    assert lines[0].endswith("tools 0.00 s")  # a step of the loop: no label
+    assert lines[1].endswith("; relevance's question (its choices scored, nothing decoded)")
+    assert lines[2].endswith("tools 0.00 s")
+    assert lines[3].endswith("; review's call")
+    assert lines[4].startswith("in all: ")
