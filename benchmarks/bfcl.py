@@ -46,7 +46,8 @@ for ``i = 0 .. N-1`` of each category (the number after the category in the item
 for every row: only items 0-149 are ever sampled, items 150 and up are kept out of sampled
 measurements. ``--sample all`` runs whole categories. ``--split tune`` samples the items kept
 out instead, ``150 + floor(i * 50 / N)`` (every category has items 150-199): the items to tune a
-change on, never to report it with.
+change on, never to report it with. ``--items N,N,...`` names the item numbers instead (to run
+again the items a change can touch).
 """
 
 from __future__ import annotations
@@ -376,6 +377,13 @@ def parse_sample(text: str) -> int | None:
     return None if text == "all" else int(text)
 
 
+def parse_items(text: str) -> list[int]:
+    numbers = sorted({int(t) for t in text.split(",") if t.strip()})
+    if not numbers or numbers[0] < 0 or len(numbers) > 1_000:
+        raise argparse.ArgumentTypeError("1 to 1,000 item numbers, 0 or more")
+    return numbers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default=",".join(ROWS),
@@ -391,6 +399,9 @@ def main() -> None:
     parser.add_argument("--serve-arg", action="append", default=[], metavar="ARGS",
                         help="options for the serve row's react-agent serve (repeatable), e.g. "
                              "--serve-arg='--with-policy unknown_args'")
+    parser.add_argument("--items", type=parse_items, metavar="N,N,...",
+                        help="these item numbers of each category instead of a sample (to run "
+                             "again the items a change can touch; say which in a report)")
     parser.add_argument("--split", choices=("test", "tune"), default="test",
                         help="sample items 0-149 (test, the untouched split: report with it) "
                              "or 150-199 (tune: try changes on it)")
@@ -436,7 +447,7 @@ def main() -> None:
         args.gguf = default_model_path()
     else:
         args.gguf = None
-    numbers = sample_numbers(args.sample, args.split)
+    numbers = args.items or sample_numbers(args.sample, args.split)
     turns = sample_numbers(args.multi_turn, args.split) if args.multi_turn != 0 else False
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     if args.work is None:
@@ -448,6 +459,8 @@ def main() -> None:
     rule = (f"items numbered {SAMPLED_RANGE} + floor(i * {TUNE_RANGE} / N), i = 0..N-1 "
             "(the tuning split)" if args.split == "tune" else
             f"items numbered floor(i * {SAMPLED_RANGE} / N), i = 0..N-1")
+    if args.items:
+        rule = "items chosen by number (--items)"
     print(f"bfcl-eval {BFCL_VERSION}; rows: {', '.join(rows)}; results in {work}")
     if args.categories and numbers is None:
         print("sample: whole categories")

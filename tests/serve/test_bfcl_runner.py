@@ -13,6 +13,7 @@ test takes 30-70 s on 2 busy cores (bfcl-eval's imports and 15 items, one of the
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import os
@@ -292,3 +293,13 @@ def test_the_tuning_split_never_draws_an_item_of_the_untouched_split(n: int) -> 
     assert numbers[0] >= 150 and numbers[-1] < 200  # every category has items 150-199
     with pytest.raises(SystemExit):
         _benchmark().sample_numbers(51, "tune")
+
+
+def test_items_named_by_number_are_sorted_once_and_bounded() -> None:
+    bench = _benchmark()
+    assert bench.parse_items("187, 152,152,") == [152, 187]
+    for text in ("", ",", "-1", ",".join(map(str, range(1_001)))):
+        with pytest.raises(argparse.ArgumentTypeError):
+            bench.parse_items(text)
+    with pytest.raises(ValueError):
+        bench.parse_items("152,x")
