@@ -22,7 +22,8 @@ In the order their hooks are called:
 :class:`MissedCall`           asks whether a tool fits when a first reply answers without one
                               (by default where the backend gives likelihoods)
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
-:class:`GroundValues`         refuses a required free-text value from nowhere (not by default)
+:class:`GroundValues`         refuses a required free-text value from nowhere (by default
+                              for small models only a description's example copied)
 :class:`Provenance`           does not run silently an acting call with values only a tool
                               result named (not by default)
 :class:`AnnouncedAction`      sends back a final answer that announces an action (not by
@@ -75,7 +76,9 @@ def default_policies(
     without :class:`HoldDependentCalls` for any other (a server whose model is unknown): it
     holds back calls of a right reply whose values the model inferred, and its gain was
     measured on the embedded model only. Add it with ``use=[HoldDependentCalls()]`` for a
-    small model behind a server. :class:`Relevance` and :class:`MissedCall` are added for a
+    small model behind a server; the same for ``GroundValues(examples_only=True)`` (a
+    schema's example copied as a value; the whole check, ``GroundValues()``, is opt-in).
+    :class:`Relevance` and :class:`MissedCall` are added for a
     small model that also declares ``accepts_choices = True`` (the embedded model, a local GGUF
     file): their thresholds were tuned on the yes-or-no probabilities only such a backend
     gives (a backend that answers in words would be asked a question whose answer is read as
@@ -93,11 +96,11 @@ def default_policies(
     """
     chosen: dict[str, Policy] = {p.name: p for p in (
         Constrained(), AnswerFloor(), CopiedAction(), RepeatSetAside(), HoldDependentCalls(),
-        GroundContacts(), Review(), BestEffortAnswer(),
+        GroundContacts(), GroundValues(examples_only=True), Review(), BestEffortAnswer(),
     )}
     small = model is None or getattr(model, "small_model", False)
     if not small:
-        del chosen[HoldDependentCalls.name]
+        del chosen[HoldDependentCalls.name], chosen[GroundValues.name]
     if small and getattr(model, "accepts_choices", False):
         chosen.update((p.name, p) for p in (Relevance(), MissedCall()))
     extra = list(use)

@@ -219,13 +219,16 @@ def _cut(value: str) -> str:
     return value if len(value) <= _QUOTED else value[:_QUOTED] + "..."
 
 
-def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[tuple[str, str]]:
+def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated,
+            examples_only: bool = False) -> list[tuple[str, str]]:
     """The ``(argument, value)`` pairs of ``call`` that look made up: a required argument of
     type string, without an ``enum`` (nor the value quoted in its description as an option),
     whose value is more than 4 characters, not a code
     (``USD``, ``°C``, ``2024-05-12``), not composed from the request (a command, an expression,
     a path or a URL: it holds one of ``\\ / : ; = ( ) { } [ ] < > | & * $ # @``) and not stated
-    by the run (:meth:`Stated.states`)."""
+    by the run (:meth:`Stated.states`). With ``examples_only``, only such values that its
+    description quotes as an example ("such as 'Springfield, IL'"): the schema's own example
+    copied into a call the request gave no value for."""
     props = parameters.get("properties") if isinstance(parameters, dict) else None
     required = parameters.get("required") if isinstance(parameters, dict) else None
     if not isinstance(props, dict) or not isinstance(required, list):
@@ -242,25 +245,29 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated) -> list[
         short = len(value.strip()) <= 4 and len(_bigrams(value)) == 0  # (2 CJK: checked)
         if short or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
             continue
-        if _quoted(value.strip(), spec.get("description")) or stated.states(value):
+        quoted = _quoted(value.strip(), spec.get("description"))
+        if "option" in quoted or (examples_only and "example" not in quoted):
             continue
-        found.append((name, value))
+        if not stated.states(value):
+            found.append((name, value))
     return found
 
 
-def _quoted(value: str, description: Any) -> bool:
-    """Whether ``description`` (an argument's) lists ``value`` in quotes, as an option written
-    out in words ("Can be 'standard', 'express', 'overnight'")."""
+def _quoted(value: str, description: Any) -> set[str]:
+    """How ``description`` (an argument's) quotes ``value``: ``"option"`` where it lists it in
+    quotes as an option written out in words ("Can be 'standard', 'express', 'overnight'"),
+    ``"example"`` where it gives it as an example ("e.g. 'standard'", "such as ..."); empty
+    where it does not quote it."""
     if not isinstance(description, str):
-        return False
+        return set()
     folded, value = description[:MAX_DESCRIPTION_CHARS].casefold(), value.casefold()
+    kinds = set()
     for quote in ("'", '"', "`"):
         at = folded.find(f"{quote}{value}{quote}")
         while at != -1:
-            if not _EXAMPLE.search(folded[max(0, at - 40):at]):  # an example is no option
-                return True
+            kinds.add("example" if _EXAMPLE.search(folded[max(0, at - 40):at]) else "option")
             at = folded.find(f"{quote}{value}{quote}", at + 1)
-    return False
+    return kinds
 
 
 @dataclass(frozen=True)
@@ -278,9 +285,19 @@ class GroundValues(Policy):
     with made-up values is set aside and the final answer asked for in its place
     (``prompts/policies/made_up_answer.md``; a small model refused sends the same values
     again). Its state for a run: :class:`Stated`. The idea is :class:`GroundContacts`'s, for
-    any value."""
+    any value.
+
+    Args:
+        examples_only: check only values that the argument's description quotes as an example
+            ("such as 'Springfield, IL'"): a small model copies the schema's example into a
+            call the request gave no value for. The default set of a small model has this
+            narrow check (it refused no right call on record); the whole check is opt-in
+            (``GroundValues()``: it also refuses short forms and paraphrases a user would
+            accept; the docs' measurements page).
+    """
 
     name: ClassVar[str] = "ground_values"
+    examples_only: bool = False
 
     def for_run(self, run: Run) -> Stated:
         return Stated(run.facts, prompts.render_system_prompt(run.setup.shown),
@@ -288,7 +305,8 @@ class GroundValues(Policy):
 
     def _made_up(self, run: Run, call: ToolCall) -> str:
         tool = run.setup.toolbox.get(call.name)
-        found = made_up(call, tool.parameters, run.state(self)) if tool is not None else []
+        found = made_up(call, tool.parameters, run.state(self), self.examples_only) \
+            if tool is not None else []
         return ", ".join(f"{_cut(value)!r} ({name})" for name, value in found)
 
     def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:

@@ -135,10 +135,9 @@ def names(policies: list[Policy] | tuple[Policy, ...]) -> list[str]:
 
 def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None:
     assert names(default_policies()) == ["constrained", "answer_floor", "copied_action", "repeat",
-                                         "held_calls", "ground_contacts", "review",
-                                         "best_effort"]
-    opt_in = ("routing", "relevance", "missed_call", "unknown_args", "ground_values",
-              "provenance", "announced")
+                                         "held_calls", "ground_contacts", "ground_values",
+                                         "review", "best_effort"]
+    opt_in = ("routing", "relevance", "missed_call", "unknown_args", "provenance", "announced")
     assert names(default_policies()) == [n for n in ORDER if n not in opt_in]
     assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
     assert default_policies() is not default_policies()  # a new list each time
@@ -168,16 +167,16 @@ def test_a_small_model_that_gives_likelihoods_is_asked_the_focused_questions_by_
 def test_use_replaces_the_default_of_the_same_name_or_adds_a_policy_at_its_place() -> None:
     policies = default_policies(use=[AtMostOnce(), Review(mode="always"), Routing(top_k=2)])
     assert names(policies) == ["routing", "constrained", "answer_floor", "copied_action",
-                               "repeat", "held_calls", "ground_contacts", "review", "best_effort",
-                               "at_most_once"]
-    assert policies[0] == Routing(top_k=2) and policies[7] == Review(mode="always")
+                               "repeat", "held_calls", "ground_contacts", "ground_values",
+                               "review", "best_effort", "at_most_once"]
+    assert policies[0] == Routing(top_k=2) and policies[8] == Review(mode="always")
     assert default_policies(use=[AnswerFloor(floor=0.2)])[1] == AnswerFloor(floor=0.2)
 
 
 def test_off_leaves_policies_out() -> None:
     assert names(default_policies(off=["review", "held_calls"])) == [
         "constrained", "answer_floor", "copied_action", "repeat", "ground_contacts",
-        "best_effort"]
+        "ground_values", "best_effort"]
     assert default_policies(off=ORDER) == []
     assert default_policies(off=["routing"]) == default_policies()  # not there by default
     assert default_policies(use=[Routing()], off=["routing"]) == default_policies()
@@ -204,7 +203,7 @@ def test_two_policies_sharing_a_name_are_a_config_error() -> None:
         default_policies(use=[Review(), Review(mode="always")])
     with pytest.raises(ConfigError, match="Two policies share a name in use="):
         default_policies(use=[Impostor(), Review(mode="always")])
-    assert default_policies(use=[Impostor()])[6] == Impostor()  # replaces the default Review
+    assert default_policies(use=[Impostor()])[7] == Impostor()  # replaces the default Review
     with pytest.raises(ConfigError, match="Two policies share a name"):
         AgentConfig(policies=[Review(), Impostor()])
     with pytest.raises(ConfigError, match="Two policies share a name"):
