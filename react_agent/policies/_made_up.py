@@ -52,6 +52,7 @@ _QUOTED = 80  # the characters of a value a refusal quotes
 _LATIN = regex.compile(r"\p{Latin}{2}")
 _OTHER_SCRIPT = regex.compile(r"(?:(?![\p{Latin}\p{Common}\p{Inherited}])\p{L}){2}")
 _COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
+_NAME_WORD = regex.compile(r"\b\p{Lu}")  # a word that begins with a capital ("San", "CA")
 
 
 def _fold(text: str) -> str:
@@ -227,8 +228,10 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated,
     (``USD``, ``°C``, ``2024-05-12``), not composed from the request (a command, an expression,
     a path or a URL: it holds one of ``\\ / : ; = ( ) { } [ ] < > | & * $ # @``) and not stated
     by the run (:meth:`Stated.states`). With ``examples_only``, only such values that its
-    description quotes as an example ("such as 'Springfield, IL'"): the schema's own example
-    copied into a call the request gave no value for."""
+    description quotes as an example ("such as 'Springfield, IL'") and that look like a name
+    (two words or more that begin with a capital): the schema's own example place or person
+    copied into a call the request gave no value for (an example unit or language, "celsius",
+    "English", is a default a model may rightly take)."""
     props = parameters.get("properties") if isinstance(parameters, dict) else None
     required = parameters.get("required") if isinstance(parameters, dict) else None
     if not isinstance(props, dict) or not isinstance(required, list):
@@ -246,7 +249,8 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated,
         if short or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
             continue
         quoted = _quoted(value.strip(), spec.get("description"))
-        if "option" in quoted or (examples_only and "example" not in quoted):
+        if "option" in quoted or (examples_only and (
+                "example" not in quoted or len(_NAME_WORD.findall(value)) < 2)):
             continue
         if not stated.states(value):
             found.append((name, value))
@@ -289,8 +293,9 @@ class GroundValues(Policy):
 
     Args:
         examples_only: check only values that the argument's description quotes as an example
-            ("such as 'Springfield, IL'"): a small model copies the schema's example into a
-            call the request gave no value for. The default set of a small model has this
+            ("such as 'Springfield, IL'") and that look like a name (two words or more that
+            begin with a capital): a small model copies the schema's example place or person
+            into a call the request gave no value for. The default set of a small model has this
             narrow check (it refused no right call on record); the whole check is opt-in
             (``GroundValues()``: it also refuses short forms and paraphrases a user would
             accept; the docs' measurements page).

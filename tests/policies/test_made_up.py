@@ -152,14 +152,17 @@ def test_a_value_quoted_as_an_option_in_its_description_is_not_made_up() -> None
         ("transition", "same-day courier")]
 
 
-def test_ground_values_is_off_by_default_and_lets_stated_values_run() -> None:
+def test_only_the_narrow_check_is_on_by_default_and_stated_values_run() -> None:
     from react_agent.policies import GroundValues
 
     toolbox, ran = _ferry_and_weather()
     model = ScriptedModel([act("get_weather", city="Beijing"), final("Clear.")])
     Agent(model, toolbox, policies=[GroundValues()]).run("Is it clear in Beijing?")
     assert ran == [{"city": "Beijing"}]
-    assert "ground_values" not in [p.name for p in default_policies()]
+    chosen = {p.name: p for p in default_policies()}
+    assert chosen["ground_values"] == GroundValues(examples_only=True)
+    big = type("Big", (), {"small_model": False})()
+    assert "ground_values" not in [p.name for p in default_policies(big)]
 
 
 @pytest.mark.parametrize(("value", "said", "is_made_up"), [
@@ -261,3 +264,41 @@ def test_earlier_answers_are_the_final_answers_before_the_task() -> None:
                {"role": "assistant", "content": '{"a":' * 10_000},
                {"role": "user", "content": "task"}]
     assert _made_up.earlier_answers(hostile, "task") == []
+
+
+@pytest.mark.parametrize(("value", "is_made_up"), [
+    ("Lakeview, OR", True),  # the example place, copied
+    ("Ada Lovelace", True),  # the example person
+    ("Lakeview", False),  # one word: maybe a default the model rightly took
+    ("celsius", False),  # an example unit
+    ("English", False),  # an example language
+    ("Fairhaven, OR", False),  # not the example: the narrow check lets it pass
+])
+def test_examples_only_checks_a_copied_example_name(value: str, is_made_up: bool) -> None:
+    spec = {"type": "object", "required": ["where"], "properties": {"where": {
+        "type": "string", "description": f"e.g. '{value}' or the like"}}}
+    if value == "Fairhaven, OR":
+        spec["properties"]["where"]["description"] = "e.g. 'Lakeview, OR'"
+    said = _stated("What is it like there today?")
+    found = _made_up.made_up(ToolCall("t", {"where": value}), spec, said, examples_only=True)
+    assert bool(found) is is_made_up
+    assert _made_up.made_up(ToolCall("t", {"where": value}), spec, said)  # the whole check
+
+
+def test_by_default_a_copied_example_place_is_refused_and_a_stated_one_runs() -> None:
+    tb, ran = Toolbox(), []
+
+    def lookup(location: str) -> str:
+        ran.append(location)
+        return "clear"
+
+    tb.tool(lookup, name="lookup", description="Today's sky over a place.", parameters={
+        "type": "object", "required": ["location"], "properties": {"location": {
+            "type": "string", "description": "The place, e.g. 'Lakeview, OR'."}}})
+    model = ScriptedModel([act("lookup", location="Lakeview, OR"), final("Which place?")])
+    result = Agent(model, tb, policies=default_policies(model)).run("Is the sky clear?")
+    assert ran == [] and result.final_answer == "Which place?"
+    assert [r.error for s in result.steps for r in s.results] == ["made_up"]
+    model = ScriptedModel([act("lookup", location="Lakeview, OR"), final("Clear.")])
+    Agent(model, tb, policies=default_policies(model)).run("Is the sky clear in Lakeview?")
+    assert ran == ["Lakeview, OR"]
