@@ -9,10 +9,11 @@ come again.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,6 +22,7 @@ import regex
 from .. import prompts
 from .._lexical import is_cjk
 from ..engine import Each, Facts, Gathered, Policy, Request, Run
+from ..tools import Toolbox
 from ..types import Message, Reply, Step, ToolCall, ToolResult
 from ._grounding import MADE_UP
 from ._relevance import answer_instead
@@ -46,13 +48,22 @@ _MIN_IDENTIFIER = 6  # letters and digits of an identifier matched however it is
 _MAX_IDENTIFIER = 64  # (an IBAN has at most 34)
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
 _CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
-_EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example)[^'\"`]{0,20}$")
+# an example, or one in a list of examples ("e.g. 'Paris, France' or 'Tokyo, Japan'")
+_EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example|like)"
+                      r"[^'\"`]{0,20}(?:(['\"`])[^'\"`]{1,80}\1\s*(?:,|/|or|and)?\s*(?:or|and)?\s*)"
+                      r"{0,5}$")
+_EXAMPLE_REACH = 600  # the characters before a quoted value where its "e.g." is looked for
 _QUOTED = 80  # the characters of a value a refusal quotes
 # two letters in a row of a script other than Latin (not µ, π, ʻ: one letter, or Common)
 _LATIN = regex.compile(r"\p{Latin}{2}")
 _OTHER_SCRIPT = regex.compile(r"(?:(?![\p{Latin}\p{Common}\p{Inherited}])\p{L}){2}")
 _COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
 _NAME_WORD = regex.compile(r"\b\p{Lu}")  # a word that begins with a capital ("San", "CA")
+_PLACE_OR_PERSON = re.compile(
+    r"\b(?:city|cities|town|village|location|place|address|country|region|area|destination|"
+    r"venue|neighbou?rhood|person|people|recipient|contact|author|artist|player|customer|"
+    r"employee|attendee|passenger|guest|user's name|full name|first name|last name)\b")
+"""The words of an argument's name or description that say it holds a place or a person."""
 
 
 def _fold(text: str) -> str:
@@ -109,20 +120,25 @@ class Stated:
     letters and the CJK character pairs of the user's messages (not the run's feedback on a
     reply, which quotes the reply), every successful tool result, ``answers`` (the final
     answers of a conversation's earlier turns, :func:`earlier_answers`), and the system
-    prompt without the words of ``excluded`` (the prompt's own text and the tools'
-    descriptions: a value that only copies a description's words is still made up)."""
+    messages without ``tools`` (the tools' descriptions as the system prompt writes them: a
+    value that only copies a description's words is still made up) and without the words of
+    ``excluded`` (the prompt's own text; a system message without ``tools`` in it loses the
+    words of ``tools`` as well). The agent's instructions and a client's own system message
+    ground values. ``excluded`` and ``tools`` may be functions, called once when a system
+    message is first looked at."""
 
-    def __init__(self, facts: Facts, excluded: str = "", answers: Sequence[str] = ()) -> None:
+    def __init__(self, facts: Facts, excluded: str | Callable[[], str] = "",
+                 answers: Sequence[str] = (), tools: str | Callable[[], str] = "") -> None:
         self._facts = facts
+        self._excluded_source, self._tools_source = excluded, tools
         self._grounding = [*facts.earlier, *answers]
         self._said_texts: list[str] = []
         self._read = self._read_user = 0
         sources = [self._said_texts, self._grounding]
         self._keys = Gathered(sources, _word_keys, set())
         self._bigrams = Gathered(sources, _bigrams, set())
-        self._system_keys = Gathered([facts.system], _word_keys, set())
-        self._system_bigrams = Gathered([facts.system], _bigrams, set())
-        self._excluded_keys, self._excluded_bigrams = _word_keys(excluded), _bigrams(excluded)
+        self._system_keys = Gathered([facts.system], lambda t: _word_keys(self._cut(t)), set())
+        self._system_bigrams = Gathered([facts.system], lambda t: _bigrams(self._cut(t)), set())
         self._spaced = Each(self._grounding, _spaced)
         self._compact = Each(self._grounding, _compact)
         self._said_compact = Each(self._said_texts, _compact)
@@ -140,6 +156,27 @@ class Stated:
         self._said_texts.extend(t for t in facts.user[self._read_user:] if t not in feedback)
         self._read_user = len(facts.user)
 
+    @functools.cached_property
+    def _excluded(self) -> tuple[str, set[str], set[str]]:
+        """The tools' text, and the words and CJK pairs of the prompt's own text."""
+        excluded, tools = (s() if callable(s) else s
+                           for s in (self._excluded_source, self._tools_source))
+        return tools, _word_keys(excluded), _bigrams(excluded)
+
+    def _cut(self, system: str) -> str:
+        """A system message without the tools' descriptions (blanked out where it holds
+        them whole; else kept for the words of the prompt's own text to be dropped)."""
+        tools = self._excluded[0]
+        return system.replace(tools, " ") if tools and tools in system else system
+
+    @property
+    def _excluded_keys(self) -> set[str]:
+        return self._excluded[1]
+
+    @property
+    def _excluded_bigrams(self) -> set[str]:
+        return self._excluded[2]
+
     def _has(self, key: str) -> bool:
         return key in self._keys() or (key in self._system_keys()
                                        and key not in self._excluded_keys)
@@ -153,12 +190,13 @@ class Stated:
         An identifier (6 to 64 letters and digits, a digit among them) is stated where its
         letters and digits stand in a text in that order with only spaces or marks between
         them ("de89370400" for "DE89 3704 00"), beginning and ending with words of the text
-        (a cut identifier is not stated). A value whose words' first letters begin a word of
-        2 to 6 capitals of the user's messages is what that acronym stands for ("Salt Lake
-        City" for "SLC"). A value in another script than the user's words
-        (the user wrote two letters in a row of a script the value has none of: Chinese for
-        a value in Latin letters, Latin for one in Chinese, not a lone µ or π) counts as
-        stated: it may be a translation."""
+        (a cut identifier is not stated). A value whose words' first letters (or those of its
+        part before a comma) begin a word of 2 to 6 capitals of the user's messages is what
+        that acronym stands for ("Salt Lake City, UT" for "SLC"), and one that holds such a
+        word is stated by it ("Washington, DC" for "DC"). A value in another script than the
+        user's words (the user wrote two letters in a row of a script the value has none of:
+        Chinese for a value in Latin letters, Latin for one in Chinese, not a lone µ or π)
+        counts as stated: it may be a translation."""
         self._sync()
         scripts = _scripts(value)
         if scripts and self._scripts() - scripts:
@@ -172,10 +210,13 @@ class Stated:
             whole = re.compile(r"\|" + r"\|?".join(map(re.escape, compact)) + r"\|")
             if any(whole.search(t) for t in (*self._said_compact(), *self._compact())):
                 return True  # an identifier written otherwise ("DE89 3704" as "de893704")
-        initials = "".join(w[0] for w in _ACRONYM_WORD.findall(value[:_VALUE_CHARS])).upper()
-        if 2 <= len(initials) <= _MAX_ACRONYM and any(
-                a.startswith(initials) for a in self._acronyms()):
-            return True  # what an acronym stands for ("Salt Lake City" for "SLC")
+        acronyms = self._acronyms()
+        for part in {value[:_VALUE_CHARS], value[:_VALUE_CHARS].split(",")[0]}:
+            initials = "".join(w[0] for w in _ACRONYM_WORD.findall(part)).upper()
+            if 2 <= len(initials) <= _MAX_ACRONYM and any(a.startswith(initials) for a in acronyms):
+                return True  # what an acronym stands for ("Salt Lake City, UT" for "SLC")
+        if _acronyms(value[:_VALUE_CHARS]) & acronyms:
+            return True  # the user's acronym written in the value ("Washington, DC" for "DC")
         words = [w for w in _words(value[:_VALUE_CHARS]) if not is_cjk(w)][:MAX_VALUE_WORDS]
         for word in words:
             if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):
@@ -249,12 +290,20 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated,
         if short or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
             continue
         quoted = _quoted(value.strip(), spec.get("description"))
-        if "option" in quoted or (examples_only and (
-                "example" not in quoted or len(_NAME_WORD.findall(value)) < 2)):
+        if "option" in quoted or (examples_only and not (
+                "example" in quoted and len(_NAME_WORD.findall(value)) >= 2
+                and _about_place_or_person(name, spec.get("description")))):
             continue
         if not stated.states(value):
             found.append((name, value))
     return found
+
+
+def _about_place_or_person(name: str, description: Any) -> bool:
+    """Whether an argument (its ``name`` and ``description``) holds a place or a person
+    ("location", "The city and state"), not a sort order, a category or a language."""
+    text = f"{name.replace('_', ' ')} {description if isinstance(description, str) else ''}"
+    return bool(_PLACE_OR_PERSON.search(text[:MAX_DESCRIPTION_CHARS].casefold()))
 
 
 def _quoted(value: str, description: Any) -> set[str]:
@@ -269,7 +318,8 @@ def _quoted(value: str, description: Any) -> set[str]:
     for quote in ("'", '"', "`"):
         at = folded.find(f"{quote}{value}{quote}")
         while at != -1:
-            kinds.add("example" if _EXAMPLE.search(folded[max(0, at - 40):at]) else "option")
+            before = folded[max(0, at - _EXAMPLE_REACH):at]
+            kinds.add("example" if _EXAMPLE.search(before) else "option")
             at = folded.find(f"{quote}{value}{quote}", at + 1)
     return kinds
 
@@ -305,8 +355,10 @@ class GroundValues(Policy):
     examples_only: bool = False
 
     def for_run(self, run: Run) -> Stated:
-        return Stated(run.facts, prompts.render_system_prompt(run.setup.shown),
-                      earlier_answers(run.result.messages, run.task))
+        shown = run.setup.shown
+        return Stated(run.facts, lambda: prompts.render_system_prompt(Toolbox()),
+                      earlier_answers(run.result.messages, run.task),
+                      lambda: prompts.defang(shown.describe()) if len(shown) else "")
 
     def _made_up(self, run: Run, call: ToolCall) -> str:
         tool = run.setup.toolbox.get(call.name)

@@ -94,7 +94,7 @@ def test_the_system_prompts_instructions_state_values_its_tool_descriptions_do_n
     model = ScriptedModel([act("login", password="password"), final("Which size?"),
                            act("login", password="Wintergreen"), final("Logged in.")])
     agent = Agent(model, login, policies=[GroundValues()],
-                  instructions="The user's password is Wintergreen.")
+                  instructions="The user's secret word is Wintergreen.")
     assert agent.run("Is size XS out of stock?").steps[0].results[0].error == "made_up"
     assert agent.run("Log me in.").final_answer == "Logged in."
     assert ran == [{"password": "Wintergreen"}]
@@ -102,6 +102,12 @@ def test_the_system_prompts_instructions_state_values_its_tool_descriptions_do_n
     stated = _made_up.Stated(Facts(system=[prompts.render_system_prompt(toolbox)]),
                                prompts.render_system_prompt(toolbox))
     assert not stated.states("Search ferry crossings")
+    # cut out as a whole, the descriptions leave the instructions' words to ground values,
+    # even those a description also holds
+    system = prompts.render_system_prompt(toolbox, "Ferry crossings only.")
+    stated = _made_up.Stated(Facts(system=[system]), prompts.render_system_prompt(Toolbox()),
+                             tools=lambda: prompts.defang(toolbox.describe()))
+    assert stated.states("ferry crossings") and not stated.states("Search the current weather")
 
 
 def test_composed_values_are_not_checked() -> None:
@@ -276,9 +282,9 @@ def test_earlier_answers_are_the_final_answers_before_the_task() -> None:
 ])
 def test_examples_only_checks_a_copied_example_name(value: str, is_made_up: bool) -> None:
     spec = {"type": "object", "required": ["where"], "properties": {"where": {
-        "type": "string", "description": f"e.g. '{value}' or the like"}}}
+        "type": "string", "description": f"The place or person, e.g. '{value}' or the like"}}}
     if value == "Fairhaven, OR":
-        spec["properties"]["where"]["description"] = "e.g. 'Lakeview, OR'"
+        spec["properties"]["where"]["description"] = "The place, e.g. 'Lakeview, OR'"
     said = _stated("What is it like there today?")
     found = _made_up.made_up(ToolCall("t", {"where": value}), spec, said, examples_only=True)
     assert bool(found) is is_made_up
@@ -302,3 +308,35 @@ def test_by_default_a_copied_example_place_is_refused_and_a_stated_one_runs() ->
     model = ScriptedModel([act("lookup", location="Lakeview, OR"), final("Clear.")])
     Agent(model, tb, policies=default_policies(model)).run("Is the sky clear in Lakeview?")
     assert ran == ["Lakeview, OR"]
+
+
+@pytest.mark.parametrize(("description", "value", "said", "is_made_up"), [
+    ("The city, e.g. 'Lakeview, OR' or 'Fairhaven, WA'", "Fairhaven, WA", "Sky?", True),  # a list
+    ("The city, like 'Lakeview, OR'", "Lakeview, OR", "Sky?", True),
+    ("The city, e.g. 'Lake View, OR'", "Lake View, OR", "Sky over LV?", False),  # before a comma
+    ("The city, e.g. 'Port Lakeview, OR'", "Port Lakeview, OR", "Sky in PLV today?", False),
+    ("The city, e.g. 'Fort Mill, DC'", "Fort Mill, DC", "Sky in DC?", False),  # its acronym
+    ("Sort order, e.g. 'Date Added'", "Date Added", "Newest first", False),  # no place
+    ("Category, e.g. 'Office Supplies'", "Office Supplies", "Pens", False),  # nor person
+    ("The contact, e.g. 'Ada Lovelace'", "Ada Lovelace", "Call her", True),
+])
+def test_examples_only_reads_example_lists_acronyms_and_what_an_argument_holds(
+        description: str, value: str, said: str, is_made_up: bool) -> None:
+    spec = {"type": "object", "required": ["arg"], "properties": {"arg": {
+        "type": "string", "description": description}}}
+    found = _made_up.made_up(ToolCall("t", {"arg": value}), spec, _stated(said),
+                             examples_only=True)
+    assert bool(found) is is_made_up
+
+
+def test_the_instructions_ground_an_example_place_the_tools_descriptions_do_not() -> None:
+    tb, ran = Toolbox(), []
+    tb.tool(lambda location: ran.append(location) or "clear", name="lookup",
+            description="Today's sky over a place.", parameters={
+                "type": "object", "required": ["location"], "properties": {"location": {
+                    "type": "string", "description": "The place, e.g. 'Lakeview, OR'."}}})
+    for instructions, expected in (("", []), ("The user lives in Lakeview, OR.", ["Lakeview, OR"])):
+        model = ScriptedModel([act("lookup", location="Lakeview, OR"), final("Which place?")])
+        Agent(model, tb, policies=default_policies(model), instructions=instructions).run(
+            "Is the sky clear?")
+        assert ran == expected
