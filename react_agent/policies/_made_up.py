@@ -52,6 +52,8 @@ _CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 6
 _EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example|like)"
                       r"[^'\"`]{0,20}(?:(['\"`])[^'\"`]{1,80}\1\s*(?:,|/|or|and)?\s*(?:or|and)?\s*)"
                       r"{0,5}$")
+_UNQUOTED_EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as),? \x00"
+                               r"(?:$|[.;)]|,? or\b)")  # the value written where \x00 stands
 _EXAMPLE_REACH = 600  # the characters before a quoted value where its "e.g." is looked for
 _QUOTED = 80  # the characters of a value a refusal quotes
 # two letters in a row of a script other than Latin (not µ, π, ʻ: one letter, or Common)
@@ -215,7 +217,7 @@ class Stated:
             initials = "".join(w[0] for w in _ACRONYM_WORD.findall(part)).upper()
             if 2 <= len(initials) <= _MAX_ACRONYM and any(a.startswith(initials) for a in acronyms):
                 return True  # what an acronym stands for ("Salt Lake City, UT" for "SLC")
-        if _acronyms(value[:_VALUE_CHARS]) & acronyms:
+        if _acronyms(value[:_VALUE_CHARS].replace(".", "")) & acronyms:
             return True  # the user's acronym written in the value ("Washington, DC" for "DC")
         words = [w for w in _words(value[:_VALUE_CHARS]) if not is_cjk(w)][:MAX_VALUE_WORDS]
         for word in words:
@@ -309,8 +311,8 @@ def _about_place_or_person(name: str, description: Any) -> bool:
 def _quoted(value: str, description: Any) -> set[str]:
     """How ``description`` (an argument's) quotes ``value``: ``"option"`` where it lists it in
     quotes as an option written out in words ("Can be 'standard', 'express', 'overnight'"),
-    ``"example"`` where it gives it as an example ("e.g. 'standard'", "such as ..."); empty
-    where it does not quote it."""
+    ``"example"`` where it gives it as an example ("e.g. 'standard'", "such as ...", or
+    unquoted, ending the sentence: "e.g. San Francisco, CA"); empty where it does neither."""
     if not isinstance(description, str):
         return set()
     folded, value = description[:MAX_DESCRIPTION_CHARS].casefold(), value.casefold()
@@ -321,6 +323,8 @@ def _quoted(value: str, description: Any) -> set[str]:
             before = folded[max(0, at - _EXAMPLE_REACH):at]
             kinds.add("example" if _EXAMPLE.search(before) else "option")
             at = folded.find(f"{quote}{value}{quote}", at + 1)
+    if _UNQUOTED_EXAMPLE.search(folded.replace("\x00", "").replace(value, "\x00")):
+        kinds.add("example")  # "The city and state, e.g. San Francisco, CA"
     return kinds
 
 

@@ -313,9 +313,13 @@ def test_by_default_a_copied_example_place_is_refused_and_a_stated_one_runs() ->
 @pytest.mark.parametrize(("description", "value", "said", "is_made_up"), [
     ("The city, e.g. 'Lakeview, OR' or 'Fairhaven, WA'", "Fairhaven, WA", "Sky?", True),  # a list
     ("The city, like 'Lakeview, OR'", "Lakeview, OR", "Sky?", True),
+    ("The city and state, e.g. Lakeview, OR", "Lakeview, OR", "Sky?", True),  # unquoted
+    ("The city, such as Lakeview, OR or Fairhaven, WA.", "Lakeview, OR", "Sky?", True),
+    ("The city, e.g. Lakeview, ORLANDO", "Lakeview, OR", "Sky?", False),  # not the example
     ("The city, e.g. 'Lake View, OR'", "Lake View, OR", "Sky over LV?", False),  # before a comma
     ("The city, e.g. 'Port Lakeview, OR'", "Port Lakeview, OR", "Sky in PLV today?", False),
     ("The city, e.g. 'Fort Mill, DC'", "Fort Mill, DC", "Sky in DC?", False),  # its acronym
+    ("The city, e.g. 'Fort Mill, D.C.'", "Fort Mill, D.C.", "Sky in DC?", False),
     ("Sort order, e.g. 'Date Added'", "Date Added", "Newest first", False),  # no place
     ("Category, e.g. 'Office Supplies'", "Office Supplies", "Pens", False),  # nor person
     ("The contact, e.g. 'Ada Lovelace'", "Ada Lovelace", "Call her", True),
