@@ -139,8 +139,8 @@ class Stated:
         sources = [self._said_texts, self._grounding]
         self._keys = Gathered(sources, _word_keys, set())
         self._bigrams = Gathered(sources, _bigrams, set())
-        self._system_keys = Gathered([facts.system], lambda t: _word_keys(self._cut(t)), set())
-        self._system_bigrams = Gathered([facts.system], lambda t: _bigrams(self._cut(t)), set())
+        self._system_keys = Gathered([facts.system], lambda t: self._cut(t, _word_keys), set())
+        self._system_bigrams = Gathered([facts.system], lambda t: self._cut(t, _bigrams), set())
         self._spaced = Each(self._grounding, _spaced)
         self._compact = Each(self._grounding, _compact)
         self._said_compact = Each(self._said_texts, _compact)
@@ -165,11 +165,15 @@ class Stated:
                            for s in (self._excluded_source, self._tools_source))
         return tools, _word_keys(excluded), _bigrams(excluded)
 
-    def _cut(self, system: str) -> str:
-        """A system message without the tools' descriptions (blanked out where it holds
-        them whole; else kept for the words of the prompt's own text to be dropped)."""
+    def _cut(self, system: str, keys: Callable[[str], set[str]]) -> set[str]:
+        """The ``keys`` of a system message without the tools' descriptions: blanked out where
+        it holds them whole, else without the ``keys`` of their text."""
         tools = self._excluded[0]
-        return system.replace(tools, " ") if tools and tools in system else system
+        if not tools:
+            return keys(system)
+        if tools in system:
+            return keys(system.replace(tools, " "))
+        return keys(system) - keys(tools)
 
     @property
     def _excluded_keys(self) -> set[str]:

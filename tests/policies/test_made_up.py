@@ -344,3 +344,13 @@ def test_the_instructions_ground_an_example_place_the_tools_descriptions_do_not(
         Agent(model, tb, policies=default_policies(model), instructions=instructions).run(
             "Is the sky clear?")
         assert ran == expected
+
+
+def test_a_system_message_that_writes_the_tools_otherwise_loses_their_words() -> None:
+    from react_agent import prompts
+
+    toolbox = _ferry_and_weather()[0]
+    system = "Tools: find_ferry (Search ferry crossings between two cities). Mind the tides."
+    stated = _made_up.Stated(Facts(system=[system]), "",
+                             tools=lambda: prompts.defang(toolbox.describe()))
+    assert not stated.states("Search crossings") and stated.states("tides")
