@@ -381,7 +381,7 @@ class GroundValues(Policy):
         values = ", ".join(v for v in (self._made_up(run, c) for c in reply.tool_calls) if v)
         if not values:
             return reply
-        run.note(step, self.name, "Made up", f"made up again: {values}; asking for the final "
+        run.note(step, self.name, "Made up", f"sent again: {values}; asking for the final "
                  "answer instead")
         yield from run.flush()
         return (yield from answer_instead(run, step, reply, self.name, "Made up",

@@ -142,7 +142,7 @@ def test_made_up_values_are_refused_then_sent_again_the_final_answer_is_asked_fo
     # sent again (the refusal that quotes the values grounds nothing): set aside, the final
     # answer asked for, held to the answer's schema
     assert [n[2].split(":")[0] for s in result.steps for n in s.notes] == [
-        "find_ferry", "made up again"]
+        "find_ferry", "sent again"]
     assert result.steps[1].in_history is False and result.steps[2].origin == "ground_values"
     options = model.schemas[2]["properties"]["action"]["anyOf"]  # type: ignore[index]
     assert [list(o["properties"]) for o in options] == [["final_answer"]]
