@@ -199,7 +199,7 @@ class Stated:
         (a cut identifier is not stated). A value whose words' first letters (or those of its
         part before a comma) begin a word of 2 to 6 capitals of the user's messages is what
         that acronym stands for ("Salt Lake City, UT" for "SLC"), and one that holds such a
-        word is stated by it ("Washington, DC" for "DC"). A value in another script than the
+        word is stated by it ("Lakeview, KY" for "KY"). A value in another script than the
         user's words (the user wrote two letters in a row of a script the value has none of:
         Chinese for a value in Latin letters, Latin for one in Chinese, not a lone µ or π)
         counts as stated: it may be a translation."""
@@ -222,7 +222,7 @@ class Stated:
             if 2 <= len(initials) <= _MAX_ACRONYM and any(a.startswith(initials) for a in acronyms):
                 return True  # what an acronym stands for ("Salt Lake City, UT" for "SLC")
         if _acronyms(value[:_VALUE_CHARS].replace(".", "")) & acronyms:
-            return True  # the user's acronym written in the value ("Washington, DC" for "DC")
+            return True  # the user's acronym written in the value ("Lakeview, KY" for "KY")
         words = [w for w in _words(value[:_VALUE_CHARS]) if not is_cjk(w)][:MAX_VALUE_WORDS]
         for word in words:
             if self._has(f"={word}") or (len(word) >= _PREFIX and self._has(f"<{word[:_PREFIX]}")):
@@ -275,7 +275,7 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated,
     (``USD``, ``°C``, ``2024-05-12``), not composed from the request (a command, an expression,
     a path or a URL: it holds one of ``\\ / : ; = ( ) { } [ ] < > | & * $ # @``) and not stated
     by the run (:meth:`Stated.states`). With ``examples_only``, only such values that its
-    description quotes as an example ("such as 'Springfield, IL'") and that look like a name
+    description quotes as an example ("such as 'Lakeview, OR'") and that look like a name
     (two words or more that begin with a capital): the schema's own example place or person
     copied into a call the request gave no value for (an example unit or language, "celsius",
     "English", is a default a model may rightly take)."""
@@ -316,7 +316,7 @@ def _quoted(value: str, description: Any) -> set[str]:
     """How ``description`` (an argument's) quotes ``value``: ``"option"`` where it lists it in
     quotes as an option written out in words ("Can be 'standard', 'express', 'overnight'"),
     ``"example"`` where it gives it as an example ("e.g. 'standard'", "such as ...", or
-    unquoted, ending the sentence: "e.g. San Francisco, CA"); empty where it does neither."""
+    unquoted, ending the sentence: "e.g. Lakeview, OR"); empty where it does neither."""
     if not isinstance(description, str):
         return set()
     folded, value = description[:MAX_DESCRIPTION_CHARS].casefold(), value.casefold()
@@ -328,7 +328,7 @@ def _quoted(value: str, description: Any) -> set[str]:
             kinds.add("example" if _EXAMPLE.search(before) else "option")
             at = folded.find(f"{quote}{value}{quote}", at + 1)
     if _UNQUOTED_EXAMPLE.search(folded.replace("\x00", "").replace(value, "\x00")):
-        kinds.add("example")  # "The city and state, e.g. San Francisco, CA"
+        kinds.add("example")  # "The city and state, e.g. Lakeview, OR"
     return kinds
 
 
@@ -351,7 +351,7 @@ class GroundValues(Policy):
 
     Args:
         examples_only: check only values that the argument's description quotes as an example
-            ("such as 'Springfield, IL'") and that look like a name (two words or more that
+            ("such as 'Lakeview, OR'") and that look like a name (two words or more that
             begin with a capital): a small model copies the schema's example place or person
             into a call the request gave no value for. The default set of a small model has this
             narrow check (it refused no right call on record); the whole check is opt-in
