@@ -48,7 +48,7 @@ _MIN_IDENTIFIER = 6  # letters and digits of an identifier matched however it is
 _MAX_IDENTIFIER = 64  # (an IBAN has at most 34)
 _PREFIX = 5  # words that share their first 5 letters are one word ("Germany", "German")
 _CODE = re.compile(r"[A-Z0-9.°/_\-]{1,12}|[\d\s:./,+\-]+")  # USD, TSLA, °C, 600519.SS, 2024-05-12
-# an example, or one in a list of examples ("e.g. 'Paris, France' or 'Tokyo, Japan'")
+# an example, or one in a list of examples ("e.g. 'Lakeview, OR' or 'Millbrook, NY'")
 _EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|example|like)"
                       r"[^'\"`]{0,20}(?:(['\"`])[^'\"`]{1,80}\1\s*(?:,|/|or|and)?\s*(?:or|and)?\s*)"
                       r"{0,5}$")
@@ -60,7 +60,7 @@ _QUOTED = 80  # the characters of a value a refusal quotes
 _LATIN = regex.compile(r"\p{Latin}{2}")
 _OTHER_SCRIPT = regex.compile(r"(?:(?![\p{Latin}\p{Common}\p{Inherited}])\p{L}){2}")
 _COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
-_NAME_WORD = regex.compile(r"\b\p{Lu}")  # a word that begins with a capital ("San", "CA")
+_NAME_WORD = regex.compile(r"\b\p{Lu}")  # a word that begins with a capital ("Lake", "OR")
 _PLACE_OR_PERSON = re.compile(
     r"\b(?:city|cities|town|village|location|place|address|country|region|area|destination|"
     r"venue|neighbou?rhood|person|people|recipient|contact|author|artist|player|customer|"
@@ -354,9 +354,8 @@ class GroundValues(Policy):
             ("such as 'Lakeview, OR'") and that look like a name (two words or more that
             begin with a capital): a small model copies the schema's example place or person
             into a call the request gave no value for. The default set of a small model has this
-            narrow check (it refused no right call on record); the whole check is opt-in
-            (``GroundValues()``: it also refuses short forms and paraphrases a user would
-            accept; the docs' measurements page).
+            narrow check; the whole check is opt-in (``GroundValues()``: it also refuses short
+            forms and paraphrases a user would accept).
     """
 
     name: ClassVar[str] = "ground_values"
