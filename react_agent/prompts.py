@@ -78,6 +78,12 @@ def render(name: str, **variables: Any) -> str:
     return _substitute(load_template(name), f"Prompt {name!r}", {**reply_forms(), **variables})
 
 
+def tools_text(toolbox: Toolbox) -> str:
+    """The tools' descriptions as the system prompt writes them (:func:`defang`-ed), one block
+    per tool; ``""`` for an empty toolbox."""
+    return defang(toolbox.describe()) if len(toolbox) else ""
+
+
 def render_system_prompt(
     toolbox: Toolbox, instructions: str = "", template: str | os.PathLike[str] | None = None,
 ) -> str:
@@ -104,7 +110,7 @@ def render_system_prompt(
     """
     # A tool's description and its arguments' are written by whoever wrote the tool (an MCP
     # server, say): they go in defanged, framed or not, like a tool result.
-    tools = defang(toolbox.describe()) if len(toolbox) else "(no tools: answer from what you know)"
+    tools = tools_text(toolbox) or "(no tools: answer from what you know)"
     extra = f"\n\nAdditional instructions:\n{instructions.strip()}" if instructions.strip() else ""
     chosen = load_template("agent/system") if template is None else _own_template(template)
     placed = _identifiers(chosen)

@@ -365,7 +365,7 @@ class GroundValues(Policy):
         shown = run.setup.shown
         return Stated(run.facts, lambda: prompts.render_system_prompt(Toolbox()),
                       earlier_answers(run.result.messages, run.task),
-                      lambda: prompts.defang(shown.describe()) if len(shown) else "")
+                      lambda: prompts.tools_text(shown))
 
     def _made_up(self, run: Run, call: ToolCall) -> str:
         tool = run.setup.toolbox.get(call.name)

@@ -45,7 +45,7 @@ def question_messages(toolbox: Toolbox, task: str, system: str = "policies/relev
     return [
         {"role": "system", "content": prompts.render(system)},
         {"role": "user", "content": prompts.render(
-            user, tools=prompts.defang(toolbox.describe()), task=prompts.defang(task))},
+            user, tools=prompts.tools_text(toolbox), task=prompts.defang(task))},
     ]
 
 
