@@ -58,7 +58,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "policies._grounding", "policies._held_calls", "policies._values", "policies._restated",
         "policies._announced", "policies._review", "policies._routing", "policies._unknown_args",
         "policies._best_effort", "policies._provenance", "policies._relevance",
-        "policies._made_up", "policies._missed_call", "policies",
+        "policies._made_up", "policies._stated_values", "policies._missed_call", "policies",
         "config",
     ]),
     ("the agent: model I/O, conversations, the facade", [

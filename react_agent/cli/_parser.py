@@ -93,8 +93,8 @@ def _backend_options() -> _Parser:
     backend.add_argument(
         "--with-policy", action="append", default=[], choices=ORDER, metavar="NAME",
         help="add a small-model policy the model does not get by default (repeatable): "
-             "routing, unknown_args, relevance, missed_call, ground_values, provenance, "
-             "announced; held_calls for a small model behind --base-url",
+             "routing, unknown_args, relevance, stated_values, missed_call, ground_values, "
+             "provenance, announced; held_calls for a small model behind --base-url",
     )
     backend.add_argument(
         "--without-policy", action="append", default=[], choices=ORDER, metavar="NAME",
@@ -260,7 +260,8 @@ def _serve_command(sub: _Commands) -> None:
     serve.add_argument(
         "--with-policy", action="append", default=[], choices=ORDER, metavar="NAME",
         help="add a small-model policy to each turn (repeatable): unknown_args, relevance, "
-             "missed_call, ground_values, provenance, announced; held_calls for --base-url",
+             "stated_values, missed_call, ground_values, provenance, announced; held_calls "
+             "for --base-url",
     )
     serve.add_argument(
         "--without-policy", action="append", default=[], choices=ORDER, metavar="NAME",

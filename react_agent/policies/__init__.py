@@ -19,6 +19,8 @@ In the order their hooks are called:
 :class:`HoldDependentCalls`   holds a call whose values wait for another call's result
 :class:`Relevance`            asks whether the tools a first reply calls fit the task (by
                               default where the backend gives likelihoods)
+:class:`StatedValues`         asks whether the request gives each value of a first call
+                              (not by default)
 :class:`MissedCall`           asks whether a tool fits when a first reply answers without one
                               (by default where the backend gives likelihoods)
 :class:`GroundContacts`       refuses an email address or phone number from nowhere
@@ -52,12 +54,13 @@ from ._relevance import Relevance
 from ._repeat import RepeatSetAside
 from ._review import REVIEW_MODES, Review
 from ._routing import ROUTING_MODES, Routing
+from ._stated_values import StatedValues
 from ._unknown_args import DropUnknownArgs
 
 BUILT_IN: dict[str, type[Policy]] = {policy.name: policy for policy in (
     Routing, Constrained, AnswerFloor, DropUnknownArgs, CopiedAction, RepeatSetAside,
-    HoldDependentCalls, Relevance, MissedCall, GroundContacts, GroundValues, Provenance,
-    AnnouncedAction, Review, BestEffortAnswer,
+    HoldDependentCalls, Relevance, StatedValues, MissedCall, GroundContacts, GroundValues,
+    Provenance, AnnouncedAction, Review, BestEffortAnswer,
 )}
 """The built-in policies by name, in the order their hooks are called."""
 
@@ -141,5 +144,6 @@ __all__ = [
     "RepeatSetAside",
     "Review",
     "Routing",
+    "StatedValues",
     "default_policies",
 ]

@@ -59,7 +59,9 @@ _QUOTED = 80  # the characters of a value a refusal quotes
 # two letters in a row of a script other than Latin (not µ, π, ʻ: one letter, or Common)
 _LATIN = regex.compile(r"\p{Latin}{2}")
 _OTHER_SCRIPT = regex.compile(r"(?:(?![\p{Latin}\p{Common}\p{Inherited}])\p{L}){2}")
-_COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")  # a command, an expression, a path, a URL
+COMPOSED = re.compile(r"[\\/:;=(){}\[\]<>|&*$#@]")
+"""A character of a value composed rather than given: a command, an expression, a path, a URL,
+a date or time in a format."""
 _NAME_WORD = regex.compile(r"\b\p{Lu}")  # a word that begins with a capital ("Lake", "OR")
 _PLACE_OR_PERSON = re.compile(
     r"\b(?:city|cities|town|village|location|place|address|country|region|area|destination|"
@@ -293,7 +295,7 @@ def made_up(call: ToolCall, parameters: dict[str, Any], stated: Stated,
         if not isinstance(value, str) or value in (spec.get("default"), spec.get("const")):
             continue
         short = len(value.strip()) <= 4 and len(_bigrams(value)) == 0  # (2 CJK: checked)
-        if short or _CODE.fullmatch(value.strip()) or _COMPOSED.search(value):
+        if short or _CODE.fullmatch(value.strip()) or COMPOSED.search(value):
             continue
         quoted = _quoted(value.strip(), spec.get("description"))
         if "option" in quoted or (examples_only and not (

@@ -56,6 +56,7 @@ from react_agent.policies import (
     Relevance,
     Review,
     Routing,
+    StatedValues,
     default_policies,
 )
 from react_agent.types import Reply, Step
@@ -137,7 +138,8 @@ def test_the_default_policies_come_in_the_order_their_hooks_are_called() -> None
     assert names(default_policies()) == ["constrained", "answer_floor", "copied_action", "repeat",
                                          "held_calls", "ground_contacts", "ground_values",
                                          "review", "best_effort"]
-    opt_in = ("routing", "relevance", "missed_call", "unknown_args", "provenance", "announced")
+    opt_in = ("routing", "relevance", "stated_values", "missed_call", "unknown_args",
+              "provenance", "announced")
     assert names(default_policies()) == [n for n in ORDER if n not in opt_in]
     assert default_policies(ScriptedModel([])) == default_policies()  # the same for any backend
     assert default_policies() is not default_policies()  # a new list each time
@@ -244,6 +246,16 @@ def _relevance(policies: list[Policy]) -> tuple[RunResult, Any]:
     return Agent(model, toolbox, policies=policies).run("2 + 2?"), ran
 
 
+def _stated_values(policies: list[Policy]) -> tuple[RunResult, Any]:
+    toolbox, ran = weather_and_units()
+    call, doubt = act("get_weather", city="Oldtown"), ModelReply("no", choices={"yes": 0.1,
+                                                                                "no": 0.9})
+    asks = any(p.name == "stated_values" for p in policies)
+    model = ScriptedModel([call, doubt, final("Which city?")] if asks else
+                          [call, final("33.1 °C")])
+    return Agent(model, toolbox, policies=policies).run("What's the weather?"), ran
+
+
 def _missed_call(policies: list[Policy]) -> tuple[RunResult, Any]:
     toolbox, ran = weather_and_units()
     yes = ModelReply("yes", choices={"yes": 0.9, "no": 0.1})
@@ -331,6 +343,7 @@ SCENARIOS: dict[str, tuple[Callable[[list[Policy]], tuple[RunResult, Any]], list
     "repeat": (_repeat, [], ["set_aside"], ["repeated"]),  # else the loop's warning
     "held_calls": (_held_calls, [], ["weather Oldtown"], ["weather Oldtown", "convert 36.9"]),
     "relevance": (_relevance, [Relevance()], [], ["weather Oldtown"]),
+    "stated_values": (_stated_values, [StatedValues()], [], ["weather Oldtown"]),
     "missed_call": (_missed_call, [MissedCall()], ["weather Oldtown"], []),
     "ground_contacts": (_ground_contacts, [], [], ["ann@example.com"]),
     "ground_values": (_ground_values, [GroundValues()], [], ["weather Oldtown"]),

@@ -1,0 +1,172 @@
+"""Does the request give the values of a first call? Relevance's question, followed up per value.
+
+A small model that calls a tool no request fits fills its arguments from whatever is at hand:
+a triangle's base becomes a body's weight, a price the user never gave becomes 100, a count of
+days becomes 0. Asked about the tools alone, the model says they fit (the topic is close);
+asked about one value at a time (the tool, the task, the value), it says less often that the
+request gives it. The questions of one tool share their prefix, so a backend that keeps its
+prompt cache (llama.cpp) evaluates only each value's last lines after the first.
+Verification question by question, as in Chain-of-Verification (Dhuliawala et al., 2023), read
+from the model's own probabilities as Relevance does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .. import prompts
+from ..engine import Policy, Request, Run
+from ..errors import ConfigError, ModelError
+from ..tools import Toolbox
+from ..types import Message, Reply, Step, ToolCall
+from ._made_up import COMPOSED
+from ._relevance import CHOICES, MAX_TASK_CHARS, answer_instead, ask_yes_or_no
+
+MAX_VALUE_CHARS = 200
+"""A longer string value is not asked about (a text the model composed, not a value given)."""
+
+CHECKED_TYPES = ("string", "number", "integer")
+"""The schema types of the arguments asked about."""
+
+
+def asked_values(tool_schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
+    """The arguments of ``args`` a question is asked about, in their order: listed as required
+    in ``tool_schema`` (a tool's JSON Schema of its arguments), of a type in
+    :data:`CHECKED_TYPES` (or no type), without ``enum`` or ``const`` (a choice among fixed
+    options may be a default the model takes), and holding a number or a non-empty string of
+    at most :data:`MAX_VALUE_CHARS` characters with no character of
+    :data:`~react_agent.policies._made_up.COMPOSED` (a command, a path, a URL or a date the
+    model wrote in a format is composed, not given as it stands)."""
+    properties = tool_schema.get("properties")
+    required = tool_schema.get("required")
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return []
+    names = []
+    for name, value in args.items():
+        spec = properties.get(name)
+        if name not in required or not isinstance(spec, dict) or "enum" in spec \
+                or "const" in spec or spec.get("type", "string") not in CHECKED_TYPES:
+            continue
+        if isinstance(value, bool) or not isinstance(value, str | int | float) or (
+                isinstance(value, str) and (not 0 < len(value.strip()) <= MAX_VALUE_CHARS
+                                            or COMPOSED.search(value))):
+            continue
+        names.append(name)
+    return names
+
+
+def value_question(toolbox: Toolbox, call: ToolCall, arg: str, task: str) -> list[Message]:
+    """The question whether ``task`` gives ``call``'s value of ``arg``
+    (``prompts/policies/stated_values_system.md`` and ``stated_values.md``): the called tool
+    of ``toolbox`` described, the task (its head and tail when longer than
+    :data:`~react_agent.policies._relevance.MAX_TASK_CHARS`), the argument's name and
+    description and the value, each :func:`~react_agent.prompts.defang`-ed."""
+    tool = toolbox[call.name]
+    spec = tool.parameters["properties"][arg]
+    description = " ".join(str(spec.get("description", "")).split())[:300]
+    if len(task) > MAX_TASK_CHARS:
+        half = MAX_TASK_CHARS // 2
+        task = f"{task[:half]}\n[...]\n{task[-half:]}"
+    return [
+        {"role": "system", "content": prompts.render("policies/stated_values_system")},
+        {"role": "user", "content": prompts.render(
+            "policies/stated_values", tool=prompts.tools_text(Toolbox([tool])),
+            task=prompts.defang(task), arg=prompts.defang(arg),
+            description=prompts.defang(description) or "no description",
+            value=prompts.defang(json.dumps(call.args[arg], ensure_ascii=False)))},
+    ]
+
+
+@dataclass(frozen=True)
+class StatedValues(Policy):
+    """Before a run's first tool call, asks the model whether the request gives each value
+    the call sets, one focused question per value (``prompts/policies/stated_values_system.md``
+    and ``stated_values.md``: the called tool's description, the task, the argument, its
+    description and the value; nothing else of the run). A value is asked about when
+    :func:`asked_values` picks it (required, a number or a short string, no fixed options), at
+    most ``max_values`` of a reply. When the mean probability of "yes" over the values asked
+    is below ``threshold`` (a backend with ``accepts_choices``; any other answers in words,
+    read as 1 or 0), the calls do not run: the step is asked again after a note naming the
+    value with the least "yes" (``prompts/policies/stated_values_answer.md``: ask the user for
+    what the call needs, or answer), held to the final answer, as :class:`Relevance` does; an
+    answer that does not come leaves the calls to run.
+
+    Asks once per run, on the loop's own first reply that calls a tool of the run before any
+    call has succeeded, and not in a conversation that already has tool results; in
+    ``serve``, not in a turn whose request requires a call (``sets_calls_aside``).
+
+    Each question is a step with ``origin="stated_values"`` and ``records["stated_values"] =
+    {"yes": p, "tools": [name], "arg": arg}`` (``p`` 0-1, or ``None`` when the answer was
+    neither yes nor no: that value is left out of the mean); a note on the reply's step says
+    what came of it.
+
+    Args:
+        threshold: the least mean probability (0-1] of "yes" that lets the calls run; tuned
+            on BFCL's tuning split (the docs' measurements page).
+        max_values: the most values asked about in one reply (the first ones, call by call).
+
+    Raises:
+        ConfigError: ``threshold`` is not in (0, 1] or ``max_values`` is less than 1.
+    """
+
+    name: ClassVar[str] = "stated_values"
+    sets_calls_aside: ClassVar[bool] = True
+    choices: ClassVar[tuple[str, str]] = CHOICES
+    threshold: float = 0.58
+    max_values: int = 6
+
+    def __post_init__(self) -> None:
+        if not 0 < self.threshold <= 1:
+            raise ConfigError("StatedValues' threshold must be a probability in (0, 1].")
+        if self.max_values < 1:
+            raise ConfigError("StatedValues' max_values must be at least 1.")
+
+    def for_run(self, run: Run) -> dict[str, bool]:
+        asked = any(s.origin == self.name for s in run.steps)  # a resumed run: asked already
+        return {"asked": asked or bool(run.facts.results or run.facts.earlier)}
+
+    def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
+        state = run.state(self)
+        if not reply.tool_calls or state["asked"] or step.origin is not None \
+                or any(r.ok for r in run.facts.results):
+            return reply
+        toolbox = run.setup.toolbox
+        asked = [(call, arg) for call in reply.tool_calls if call.name in toolbox
+                 for arg in asked_values(toolbox[call.name].parameters, call.args)]
+        asked = asked[:self.max_values]
+        if not asked:
+            return reply
+        state["asked"] = True
+        answers: list[tuple[float, ToolCall, str]] = []
+        for call, arg in asked:
+            try:
+                yes = yield from ask_yes_or_no(run, self.name, Toolbox([toolbox[call.name]]),
+                                               value_question(toolbox, call, arg, run.task),
+                                               self.choices)
+            except ModelError as exc:
+                run.note(step, self.name, "Stated values",
+                         f"the question about {call.name}'s {arg} failed ({exc}); the calls run")
+                return reply
+            run.steps[-1].records[self.name]["arg"] = arg
+            if yes is not None:
+                answers.append((yes, call, arg))
+        mean = sum(a[0] for a in answers) / len(answers) if answers else None
+        if mean is None or mean >= self.threshold:
+            said = "no answer was yes or no" if mean is None else \
+                f"{mean:.0%} 'yes' on average, at least {self.threshold:.0%}"
+            run.note(step, self.name, "Stated values", f"asked whether the request gives "
+                     f"{len(asked)} value(s) of the call(s): {said}; the calls run")
+            return reply
+        yes, call, arg = min(answers, key=lambda a: a[0])
+        value = json.dumps(call.args[arg], ensure_ascii=False)
+        run.note(step, self.name, "Stated values", f"asked whether the request gives "
+                 f"{len(asked)} value(s) of the call(s): {mean:.0%} 'yes' on average, below "
+                 f"{self.threshold:.0%} (the least, {yes:.0%}, for {call.name}'s {arg} = "
+                 f"{value}); asking for the final answer instead")
+        yield from run.flush()
+        note = prompts.render("policies/stated_values_answer", tool=prompts.defang(call.name),
+                              arg=prompts.defang(arg), value=prompts.defang(value))
+        return (yield from answer_instead(run, step, reply, self.name, "Stated values", note))
