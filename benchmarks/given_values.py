@@ -2,7 +2,8 @@
 
     python benchmarks/relevance.py --split tune --categories irrelevance --stride 2 \
         --out first.jsonl
-    python benchmarks/given_values.py --records first.jsonl --variants DIR --out given.jsonl
+    python benchmarks/given_values.py --records first.jsonl \
+        --variants benchmarks/data/stated_values_variants --out given.jsonl
     python benchmarks/given_values.py --report given.jsonl --variant a --threshold 0.58
 
 Runs in BFCL's runner environment, as ``benchmarks/relevance.py`` (whose records of first
