@@ -125,7 +125,8 @@ def report(paths: list[str], variant: str, threshold: float, relevance: float) -
     """Per category: the first action right without the question and with it (a call refused
     when the mean "yes" of its values is below ``threshold``, as
     :class:`~react_agent.policies.StatedValues` decides; values it does not ask about, a
-    composed string such as a command or a date in a format, are left out), among the calls
+    composed string such as a command or a date in a format, are left out; a reply of several
+    calls is not asked about), among the calls
     Relevance lets run at ``relevance``; then the separation of right and wrong calls."""
     from react_agent.policies._made_up import COMPOSED
 
@@ -147,6 +148,8 @@ def report(paths: list[str], variant: str, threshold: float, relevance: float) -
                    for arg, p in (e["p"].get(variant) or {}).items()
                    if p is not None and not (isinstance(values.get(e["name"], {}).get(arg), str)
                                              and COMPOSED.search(values[e["name"]][arg]))]
+            if len(r.get("call_json") or []) != 1:
+                yes = []  # a reply of several calls is not asked about
             mean = sum(yes) / len(yes) if yes else None
             kept = called and (mean is None or mean >= threshold)
             fits = category not in NO_TOOL_FITS

@@ -87,7 +87,9 @@ class StatedValues(Policy):
     and ``stated_values.md``: the called tool's description, the task, the argument, its
     description and the value; nothing else of the run). A value is asked about when
     :func:`asked_values` picks it (required, a number or a short string, no fixed options), at
-    most ``max_values`` of a reply. When the mean probability of "yes" over the values asked
+    most ``max_values`` of the call. Only a reply of one call is asked about: in a reply of
+    several, each call holds a part of a longer request, and the model's "yes" falls for the
+    values of right calls too (BFCL's parallel tuning items, the docs' measurements page). When the mean probability of "yes" over the values asked
     is below ``threshold`` (a backend with ``accepts_choices``; any other answers in words,
     read as 1 or 0), the calls do not run: the step is asked again after a note naming the
     value with the least "yes" (``prompts/policies/stated_values_answer.md``: ask the user for
@@ -104,9 +106,9 @@ class StatedValues(Policy):
     what came of it.
 
     Args:
-        threshold: the least mean probability (0-1] of "yes" that lets the calls run; tuned
+        threshold: the least mean probability (0-1] of "yes" that lets the call run; tuned
             on BFCL's tuning split (the docs' measurements page).
-        max_values: the most values asked about in one reply (the first ones, call by call).
+        max_values: the most values of the call asked about (the first ones).
 
     Raises:
         ConfigError: ``threshold`` is not in (0, 1] or ``max_values`` is less than 1.
@@ -130,9 +132,9 @@ class StatedValues(Policy):
 
     def on_action(self, run: Run, step: Step, reply: Reply) -> Generator[Request, Any, Reply]:
         state = run.state(self)
-        if not reply.tool_calls or state["asked"] or step.origin is not None \
+        if len(reply.tool_calls) != 1 or state["asked"] or step.origin is not None \
                 or any(r.ok for r in run.facts.results):
-            return reply
+            return reply  # several calls: each a part of a longer request (see the docstring)
         toolbox = run.setup.toolbox
         asked = [(call, arg) for call in reply.tool_calls if call.name in toolbox
                  for arg in asked_values(toolbox[call.name].parameters, call.args)]
@@ -148,7 +150,7 @@ class StatedValues(Policy):
                                                self.choices)
             except ModelError as exc:
                 run.note(step, self.name, "Stated values",
-                         f"the question about {call.name}'s {arg} failed ({exc}); the calls run")
+                         f"the question about {call.name}'s {arg} failed ({exc}); the call runs")
                 return reply
             run.steps[-1].records[self.name]["arg"] = arg
             if yes is not None:
@@ -158,12 +160,12 @@ class StatedValues(Policy):
             said = "no answer was yes or no" if mean is None else \
                 f"{mean:.0%} 'yes' on average, at least {self.threshold:.0%}"
             run.note(step, self.name, "Stated values", f"asked whether the request gives "
-                     f"{len(asked)} value(s) of the call(s): {said}; the calls run")
+                     f"{len(asked)} value(s) of the call: {said}; the call runs")
             return reply
         yes, call, arg = min(answers, key=lambda a: a[0])
         value = json.dumps(call.args[arg], ensure_ascii=False)
         run.note(step, self.name, "Stated values", f"asked whether the request gives "
-                 f"{len(asked)} value(s) of the call(s): {mean:.0%} 'yes' on average, below "
+                 f"{len(asked)} value(s) of the call: {mean:.0%} 'yes' on average, below "
                  f"{self.threshold:.0%} (the least, {yes:.0%}, for {call.name}'s {arg} = "
                  f"{value}); asking for the final answer instead")
         yield from run.flush()

@@ -81,7 +81,7 @@ def test_the_mean_decides_one_doubtful_value_among_clear_ones_passes() -> None:
                             final("86.00 F.")])
     result = agent.run("Convert 30 °C to F.")
     assert ran == ["convert 30"]
-    assert "70% 'yes' on average, at least 58%; the calls run" in result.steps[0].notes[0][2]
+    assert "70% 'yes' on average, at least 58%; the call runs" in result.steps[0].notes[0][2]
 
 
 def test_values_the_request_gives_let_the_calls_run() -> None:
@@ -91,7 +91,7 @@ def test_values_the_request_gives_let_the_calls_run() -> None:
     assert ran == ["convert 30"]
     assert [s.origin for s in result.steps] == [None, "stated_values", "stated_values", None]
     assert result.steps[0].in_history and result.steps[0].tool_calls
-    assert "2 value(s) of the call(s): 90% 'yes' on average" in result.steps[0].notes[0][2]
+    assert "2 value(s) of the call: 90% 'yes' on average" in result.steps[0].notes[0][2]
 
 
 def test_it_asks_once_per_run_and_never_after_a_tool_result() -> None:
@@ -126,7 +126,7 @@ def test_an_answer_neither_yes_nor_no_lets_the_value_pass_and_a_failure_lets_the
     agent, _, ran = _agent([act("get_weather", city="Paris"), broken, final("33.1 °C.")])
     result = agent.run("Weather in Paris?")
     assert ran == ["weather Paris"]
-    assert "failed (down); the calls run" in result.steps[0].notes[0][2]
+    assert "failed (down); the call runs" in result.steps[0].notes[0][2]
 
 
 def test_in_words_a_no_stops_the_call() -> None:
@@ -144,14 +144,19 @@ def test_no_answer_asked_again_leaves_the_calls_to_run() -> None:
     assert "no final answer came; the calls run" in result.steps[0].notes[-1][2]
 
 
-def test_max_values_bounds_the_questions_of_a_reply() -> None:
-    calls = [act("get_weather", city=f"City{i}")[len('{"thought": "I call a tool.", "action": '):-1]
-             for i in range(5)]
-    agent, model, _ = _agent([several(*calls), YES, YES, final("done")], max_values=2)
-    agent.run("Weather in five cities?")
+def test_max_values_bounds_the_questions_and_a_reply_of_several_calls_is_not_asked_about(
+) -> None:
+    agent, model, _ = _agent([act("convert", value=30, unit="F"), YES, final("86.00 F.")],
+                             max_values=1)
+    agent.run("Convert 30 °C to F.")
     questions = [c for c in model.calls if c[0]["content"].startswith("You check one value")]
-    assert len(questions) == 2
-    assert "City0" in questions[0][1]["content"] and "City1" in questions[1][1]["content"]
+    assert len(questions) == 1 and "`value`" in questions[0][1]["content"]
+    calls = [act("get_weather", city=f"City{i}")[len('{"thought": "I call a tool.", "action": '):-1]
+             for i in range(2)]
+    agent, model, ran = _agent([several(*calls), final("done")])
+    result = agent.run("Weather in two cities?")
+    assert ran == ["weather City0", "weather City1"] and len(model.calls) == 2
+    assert "stated_values" not in [s.origin for s in result.steps]
 
 
 def test_asked_values_takes_required_numbers_and_short_strings_without_fixed_options() -> None:
