@@ -89,12 +89,13 @@ class StatedValues(Policy):
     :func:`asked_values` picks it (required, a number or a short string, no fixed options), at
     most ``max_values`` of the call. Only a reply of one call is asked about: in a reply of
     several, each call holds a part of a longer request, and the model's "yes" falls for the
-    values of right calls too (BFCL's parallel tuning items, the docs' measurements page). When the mean probability of "yes" over the values asked
-    is below ``threshold`` (a backend with ``accepts_choices``; any other answers in words,
-    read as 1 or 0), the calls do not run: the step is asked again after a note naming the
-    value with the least "yes" (``prompts/policies/stated_values_answer.md``: ask the user for
-    what the call needs, or answer), held to the final answer, as :class:`Relevance` does; an
-    answer that does not come leaves the calls to run.
+    values of right calls too (BFCL's parallel tuning items, the docs' measurements page).
+    When the mean probability of "yes" over the values asked is below ``threshold`` (a
+    backend with ``accepts_choices``; any other answers in words, read as 1 or 0), the call
+    does not run: the step is asked again after a note naming the value with the least "yes"
+    (``prompts/policies/stated_values_answer.md``: ask the user for what the call needs, or
+    answer), held to the final answer, as :class:`Relevance` does; an answer that does not
+    come leaves the call to run.
 
     Asks once per run, on the loop's own first reply that calls a tool of the run before any
     call has succeeded, and not in a conversation that already has tool results; in
