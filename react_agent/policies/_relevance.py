@@ -159,7 +159,7 @@ def yes_probability(choices: Any, text: str) -> float | None:
     if choices is not None:
         yes = choices.get("yes") if isinstance(choices, dict) else None
         if isinstance(yes, bool) or not isinstance(yes, int | float) \
-                or not math.isfinite(yes) or not 0 <= yes <= 1:
+                or not 0 <= yes <= 1 or not math.isfinite(yes):  # (range first: 10**400)
             return None
         return float(yes)
     text = str(text)

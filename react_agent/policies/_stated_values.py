@@ -13,6 +13,7 @@ from the model's own probabilities as Relevance does.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -32,50 +33,72 @@ CHECKED_TYPES = ("string", "number", "integer")
 """The schema types of the arguments asked about."""
 
 
+_COMBINING = ("$ref", "allOf", "anyOf", "oneOf", "not", "if")
+"""Schema keywords whose options :func:`asked_values` does not follow: an argument written
+with them is not asked about (its options may be fixed behind them)."""
+
+
 def asked_values(tool_schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
     """The arguments of ``args`` a question is asked about, in their order: listed as required
     in ``tool_schema`` (a tool's JSON Schema of its arguments), of a type in
-    :data:`CHECKED_TYPES` (or no type), without ``enum`` or ``const`` (a choice among fixed
-    options may be a default the model takes), and holding a number or a non-empty string of
-    at most :data:`MAX_VALUE_CHARS` characters with no character of
-    :data:`~react_agent.policies._made_up.COMPOSED` (a command, a path, a URL or a date the
-    model wrote in a format is composed, not given as it stands)."""
+    :data:`CHECKED_TYPES` (alone or with ``"null"``, or no type), without ``enum`` or
+    ``const`` (a choice among fixed options may be a default the model takes) or a keyword of
+    :data:`_COMBINING`, and holding a finite number or a non-empty string of at most
+    :data:`MAX_VALUE_CHARS` characters as written (a number as JSON), a string with no
+    character of :data:`~react_agent.policies._made_up.COMPOSED` (a command, a path, a URL or
+    a date the model wrote in a format is composed, not given as it stands)."""
     properties = tool_schema.get("properties")
     required = tool_schema.get("required")
     if not isinstance(properties, dict) or not isinstance(required, list):
         return []
+    wanted = {r for r in required if isinstance(r, str)}
     names = []
     for name, value in args.items():
-        spec = properties.get(name)
-        if name not in required or not isinstance(spec, dict) or "enum" in spec \
-                or "const" in spec or spec.get("type", "string") not in CHECKED_TYPES:
+        spec = properties.get(name) if name in wanted else None
+        if not isinstance(spec, dict) or "enum" in spec or "const" in spec \
+                or any(k in spec for k in _COMBINING) or not _checked_type(spec.get("type")):
             continue
-        if isinstance(value, bool) or not isinstance(value, str | int | float) or (
-                isinstance(value, str) and (not 0 < len(value.strip()) <= MAX_VALUE_CHARS
-                                            or COMPOSED.search(value))):
+        if isinstance(value, bool) or not isinstance(value, str | int | float) \
+                or (isinstance(value, float) and not math.isfinite(value)):
+            continue
+        text = value if isinstance(value, str) else json.dumps(value)
+        if not 0 < len(text.strip()) <= MAX_VALUE_CHARS or (
+                isinstance(value, str) and COMPOSED.search(value)):
             continue
         names.append(name)
     return names
 
 
-def value_question(toolbox: Toolbox, call: ToolCall, arg: str, task: str) -> list[Message]:
+def _checked_type(kind: Any) -> bool:
+    """Whether a schema's ``type`` is one of :data:`CHECKED_TYPES`, alone or with ``"null"``
+    (``["string", "null"]``, as an optional value is often written), or absent."""
+    if kind is None:
+        return True
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        return len(kinds) == 1 and kinds[0] in CHECKED_TYPES
+    return kind in CHECKED_TYPES
+
+
+def value_question(tool_text: str, tool_schema: dict[str, Any], call: ToolCall, arg: str,
+                   task: str) -> list[Message]:
     """The question whether ``task`` gives ``call``'s value of ``arg``
-    (``prompts/policies/stated_values_system.md`` and ``stated_values.md``): the called tool
-    of ``toolbox`` described, the task (its head and tail when longer than
-    :data:`~react_agent.policies._relevance.MAX_TASK_CHARS`), the argument's name and
-    description and the value, each :func:`~react_agent.prompts.defang`-ed."""
-    tool = toolbox[call.name]
-    spec = tool.parameters["properties"][arg]
+    (``prompts/policies/stated_values_system.md`` and ``stated_values.md``): ``tool_text``
+    (the called tool described, :func:`~react_agent.prompts.tools_text`), the task (its head
+    and tail when longer than :data:`~react_agent.policies._relevance.MAX_TASK_CHARS`), the
+    argument's name (one line, no backticks) and description (from ``tool_schema``, at most
+    300 characters) and the value, each :func:`~react_agent.prompts.defang`-ed."""
+    spec = tool_schema["properties"][arg]
     description = " ".join(str(spec.get("description", "")).split())[:300]
+    name = " ".join(arg.replace("`", "'").split())[:100]
     if len(task) > MAX_TASK_CHARS:
         half = MAX_TASK_CHARS // 2
         task = f"{task[:half]}\n[...]\n{task[-half:]}"
     return [
         {"role": "system", "content": prompts.render("policies/stated_values_system")},
         {"role": "user", "content": prompts.render(
-            "policies/stated_values", tool=prompts.tools_text(Toolbox([tool])),
-            task=prompts.defang(task), arg=prompts.defang(arg),
-            description=prompts.defang(description) or "no description",
+            "policies/stated_values", tool=tool_text, task=prompts.defang(task),
+            arg=prompts.defang(name), description=prompts.defang(description) or "no description",
             value=prompts.defang(json.dumps(call.args[arg], ensure_ascii=False)))},
     ]
 
@@ -112,7 +135,8 @@ class StatedValues(Policy):
         max_values: the most values of the call asked about (the first ones).
 
     Raises:
-        ConfigError: ``threshold`` is not in (0, 1] or ``max_values`` is less than 1.
+        ConfigError: ``threshold`` is not a number in (0, 1] or ``max_values`` not a whole
+            number of at least 1.
     """
 
     name: ClassVar[str] = "stated_values"
@@ -122,10 +146,12 @@ class StatedValues(Policy):
     max_values: int = 6
 
     def __post_init__(self) -> None:
-        if not 0 < self.threshold <= 1:
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int | float) \
+                or not 0 < self.threshold <= 1:
             raise ConfigError("StatedValues' threshold must be a probability in (0, 1].")
-        if self.max_values < 1:
-            raise ConfigError("StatedValues' max_values must be at least 1.")
+        if isinstance(self.max_values, bool) or not isinstance(self.max_values, int) \
+                or self.max_values < 1:
+            raise ConfigError("StatedValues' max_values must be a whole number, at least 1.")
 
     def for_run(self, run: Run) -> dict[str, bool]:
         asked = any(s.origin == self.name for s in run.steps)  # a resumed run: asked already
@@ -143,12 +169,16 @@ class StatedValues(Policy):
         if not asked:
             return reply
         state["asked"] = True
+        call = reply.tool_calls[0]
+        tool = Toolbox([toolbox[call.name]])  # built once: a Toolbox checks its schemas
+        text = prompts.tools_text(tool)
         answers: list[tuple[float, ToolCall, str]] = []
         for call, arg in asked:
             try:
-                yes = yield from ask_yes_or_no(run, self.name, Toolbox([toolbox[call.name]]),
-                                               value_question(toolbox, call, arg, run.task),
-                                               self.choices)
+                yes = yield from ask_yes_or_no(
+                    run, self.name, tool,
+                    value_question(text, tool[call.name].parameters, call, arg, run.task),
+                    self.choices)
             except ModelError as exc:
                 run.note(step, self.name, "Stated values",
                          f"the question about {call.name}'s {arg} failed ({exc}); the call runs")
