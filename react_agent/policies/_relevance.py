@@ -39,14 +39,20 @@ def question_messages(toolbox: Toolbox, task: str, system: str = "policies/relev
     ``system`` template, then the ``user`` template of the tools of ``toolbox`` described
     (``$tools``) and the ``task`` (``$task``, its head and tail when longer than
     :data:`MAX_TASK_CHARS`), both :func:`~react_agent.prompts.defang`-ed; nothing else."""
-    if len(task) > MAX_TASK_CHARS:
-        half = MAX_TASK_CHARS // 2
-        task = f"{task[:half]}\n[...]\n{task[-half:]}"
     return [
         {"role": "system", "content": prompts.render(system)},
         {"role": "user", "content": prompts.render(
-            user, tools=prompts.tools_text(toolbox), task=prompts.defang(task))},
+            user, tools=prompts.tools_text(toolbox), task=prompts.defang(cut_task(task)))},
     ]
+
+
+def cut_task(task: str) -> str:
+    """``task`` as a focused question shows it: its head and tail, ``[...]`` between them, when
+    longer than :data:`MAX_TASK_CHARS`."""
+    if len(task) <= MAX_TASK_CHARS:
+        return task
+    half = MAX_TASK_CHARS // 2
+    return f"{task[:half]}\n[...]\n{task[-half:]}"
 
 
 @dataclass(frozen=True)

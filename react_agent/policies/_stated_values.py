@@ -24,7 +24,7 @@ from ..errors import ConfigError, ModelError
 from ..tools import Toolbox
 from ..types import Message, Reply, Step, ToolCall
 from ._made_up import COMPOSED
-from ._relevance import CHOICES, MAX_TASK_CHARS, answer_instead, ask_yes_or_no
+from ._relevance import CHOICES, answer_instead, ask_yes_or_no, cut_task
 
 MAX_VALUE_CHARS = 200
 """A longer string value is not asked about (a text the model composed, not a value given)."""
@@ -85,19 +85,16 @@ def value_question(tool_text: str, tool_schema: dict[str, Any], call: ToolCall, 
     """The question whether ``task`` gives ``call``'s value of ``arg``
     (``prompts/policies/stated_values_system.md`` and ``stated_values.md``): ``tool_text``
     (the called tool described, :func:`~react_agent.prompts.tools_text`), the task (its head
-    and tail when longer than :data:`~react_agent.policies._relevance.MAX_TASK_CHARS`), the
+    and tail when long: :func:`~react_agent.policies._relevance.cut_task`), the
     argument's name (one line, no backticks) and description (from ``tool_schema``, at most
     300 characters) and the value, each :func:`~react_agent.prompts.defang`-ed."""
     spec = tool_schema["properties"][arg]
     description = " ".join(str(spec.get("description", "")).split())[:300]
     name = " ".join(arg.replace("`", "'").split())[:100]
-    if len(task) > MAX_TASK_CHARS:
-        half = MAX_TASK_CHARS // 2
-        task = f"{task[:half]}\n[...]\n{task[-half:]}"
     return [
         {"role": "system", "content": prompts.render("policies/stated_values_system")},
         {"role": "user", "content": prompts.render(
-            "policies/stated_values", tool=tool_text, task=prompts.defang(task),
+            "policies/stated_values", tool=tool_text, task=prompts.defang(cut_task(task)),
             arg=prompts.defang(name), description=prompts.defang(description) or "no description",
             value=prompts.defang(json.dumps(call.args[arg], ensure_ascii=False)))},
     ]
