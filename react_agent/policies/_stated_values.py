@@ -159,30 +159,29 @@ class StatedValues(Policy):
         if len(reply.tool_calls) != 1 or state["asked"] or step.origin is not None \
                 or any(r.ok for r in run.facts.results):
             return reply  # several calls: each a part of a longer request (see the docstring)
-        toolbox = run.setup.toolbox
-        asked = [(call, arg) for call in reply.tool_calls if call.name in toolbox
-                 for arg in asked_values(toolbox[call.name].parameters, call.args)]
-        asked = asked[:self.max_values]
+        call = reply.tool_calls[0]
+        if call.name not in run.setup.toolbox:
+            return reply  # an unknown tool: the invoker says so
+        tool = Toolbox([run.setup.toolbox[call.name]])  # built once: a Toolbox checks schemas
+        schema = tool[call.name].parameters
+        asked = asked_values(schema, call.args)[:self.max_values]
         if not asked:
             return reply
         state["asked"] = True
-        call = reply.tool_calls[0]
-        tool = Toolbox([toolbox[call.name]])  # built once: a Toolbox checks its schemas
         text = prompts.tools_text(tool)
-        answers: list[tuple[float, ToolCall, str]] = []
-        for call, arg in asked:
+        answers: list[tuple[float, str]] = []
+        for arg in asked:
             try:
-                yes = yield from ask_yes_or_no(
-                    run, self.name, tool,
-                    value_question(text, tool[call.name].parameters, call, arg, run.task),
-                    self.choices)
+                yes = yield from ask_yes_or_no(run, self.name, tool,
+                                               value_question(text, schema, call, arg, run.task),
+                                               self.choices)
             except ModelError as exc:
                 run.note(step, self.name, "Stated values",
                          f"the question about {call.name}'s {arg} failed ({exc}); the call runs")
                 return reply
             run.steps[-1].records[self.name]["arg"] = arg
             if yes is not None:
-                answers.append((yes, call, arg))
+                answers.append((yes, arg))
         mean = sum(a[0] for a in answers) / len(answers) if answers else None
         if mean is None or mean >= self.threshold:
             said = "no answer was yes or no" if mean is None else \
@@ -190,7 +189,7 @@ class StatedValues(Policy):
             run.note(step, self.name, "Stated values", f"asked whether the request gives "
                      f"{len(asked)} value(s) of the call: {said}; the call runs")
             return reply
-        yes, call, arg = min(answers, key=lambda a: a[0])
+        yes, arg = min(answers)
         value = json.dumps(call.args[arg], ensure_ascii=False)
         run.note(step, self.name, "Stated values", f"asked whether the request gives "
                  f"{len(asked)} value(s) of the call: {mean:.0%} 'yes' on average, below "
