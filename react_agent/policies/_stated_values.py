@@ -1,8 +1,8 @@
-"""Does the request give the values of a first call? Relevance's question, followed up per value.
+"""Does the request give the values of a first call? A focused question per value.
 
 A small model that calls a tool no request fits fills its arguments from whatever is at hand:
-a triangle's base becomes a body's weight, a price the user never gave becomes 100, a count of
-days becomes 0. Asked about the tools alone, the model says they fit (the topic is close);
+a number the request gives for something else, a round amount the user never gave, a zero.
+Asked about the tools alone, the model says they fit (the topic is close);
 asked about one value at a time (the tool, the task, the value), it says less often that the
 request gives it. The questions of one tool share their prefix, so a backend that keeps its
 prompt cache (llama.cpp) evaluates only each value's last lines after the first.
